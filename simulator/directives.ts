@@ -1,0 +1,26 @@
+// Parses `[sim key=value ...]` directives out of prompt text; the gateway forwards bodies, not custom headers.
+
+export type Directives = Record<string, string>;
+
+export function parseDirectives(text: string): Directives {
+  const out: Directives = {};
+  for (const m of text.matchAll(/\[sim\s+([^\]]*)\]/g)) {
+    for (const pair of m[1].split(/\s+/)) {
+      const eq = pair.indexOf('=');
+      if (eq > 0) out[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+  }
+  return out;
+}
+
+/** A non-negative integer directive, or `fallback` when absent or garbled. */
+export function intDirective(d: Directives, key: string, fallback: number): number;
+export function intDirective(d: Directives, key: string): number | undefined;
+export function intDirective(d: Directives, key: string, fallback?: number): number | undefined {
+  const n = Number(d[key]);
+  return d[key] !== undefined && Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+export function flagDirective(d: Directives, key: string): boolean {
+  return d[key] === '1' || d[key] === 'true';
+}

@@ -1,0 +1,128 @@
+// Shared plumbing for simulator vendors: route shape, body reading, JSON/error replies, abortable sleeps.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { Control } from './control.js';
+
+/** Everything a vendor handler needs for one request; the body is already read. */
+export interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  raw: string;
+  /** Upstream credential (bearer, x-api-key or api-key), used to match scripted faults. */
+  key: string | undefined;
+  keys: ReadonlySet<string>;
+  control: Control;
+  /** Aborts when the client goes away before the response finished. */
+  signal: AbortSignal;
+}
+
+export interface Route {
+  method: string;
+  path: string | RegExp;
+  handle(ctx: Ctx): Promise<void>;
+}
+
+export interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export function randomId(prefix: string, length = 24): string {
+  let out = prefix;
+  for (const b of randomBytes(length)) out += ALPHABET[b % ALPHABET.length];
+  return out;
+}
+
+export function requestId(): string {
+  return `req_${randomBytes(16).toString('hex')}`;
+}
+
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  // The async iterator rejects on a premature close, so a vanished client cannot leave us waiting.
+  for await (const chunk of req) parts.push(chunk as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+export function bearerKey(req: IncomingMessage): string | undefined {
+  const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+  return m ? m[1].trim() : undefined;
+}
+
+/** Faults are keyed by whatever credential the gateway sent, whichever header the vendor uses. */
+export function upstreamKey(req: IncomingMessage): string | undefined {
+  const alt = req.headers['x-api-key'] ?? req.headers['api-key'];
+  return bearerKey(req) ?? (typeof alt === 'string' ? alt : undefined);
+}
+
+/** Never echo a secret back: logs and error bodies end up in CI output. */
+export function maskKey(key: string): string {
+  return key.length < 10 ? '****' : `${key.slice(0, 5)}****${key.slice(-2)}`;
+}
+
+export function errorBody(message: string, type: string, param: string | null, code: string | null): ErrorBody {
+  return { error: { message, type, param, code } };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Canned OpenAI-shaped errors, shared by the `status=` directive and scripted faults. */
+export function statusError(status: number): { body: ErrorBody; headers: Record<string, string> } {
+  switch (status) {
+    case 429:
+      return {
+        body: errorBody('Rate limit reached for requests per min (RPM): Limit 60, Used 60, Requested 1. Please try again in 1s.', 'requests', null, 'rate_limit_exceeded'),
+        headers: { 'retry-after': '1', 'x-ratelimit-remaining-requests': '0' },
+      };
+    case 500:
+      return { body: errorBody('The server had an error while processing your request. Sorry about that!', 'server_error', null, null), headers: {} };
+    case 503:
+      return { body: errorBody('The engine is currently overloaded, please try again later.', 'server_error', null, 'service_unavailable'), headers: {} };
+    case 401:
+      return { body: errorBody('Incorrect API key provided.', 'invalid_request_error', null, 'invalid_api_key'), headers: {} };
+    default: {
+      const type = status >= 500 ? 'server_error' : 'invalid_request_error';
+      return { body: errorBody(`Simulated error (HTTP ${status}).`, type, null, null), headers: {} };
+    }
+  }
+}
+
+/** Resolves true after `ms`, or false as soon as the signal aborts (and the timer is cleared). */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  if (!(ms > 0)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Writes and waits until the bytes reached the socket, so each SSE event leaves on its own. */
+export function write(res: ServerResponse, data: string, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted || res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    res.write(data, (err) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(!err);
+    });
+  });
+}

@@ -1,0 +1,89 @@
+// Simulator HTTP server: the /_sim/ control plane plus a tiny router over the vendor route list.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Control, applyFault, serveControl } from './control.js';
+import { type Ctx, type Route, errorBody, readBody, requestId, sendJson, upstreamKey } from './http.js';
+import { openaiChat } from './openai-chat.js';
+
+export type { Control, Fault, LoggedRequest, SimStats } from './control.js';
+
+// New vendors (video, image, music) add a file and one entry here.
+const routes: Route[] = [openaiChat];
+
+export interface SimulatorOptions {
+  port?: number;
+  host?: string;
+  /** Accepted bearer keys; default ['sim-key']. */
+  keys?: string[];
+}
+
+export interface Simulator {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  control: Control;
+}
+
+/** Port 0 (the default) picks a free port, so parallel test files never collide. */
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const control = new Control();
+  const keys = new Set(opts.keys ?? ['sim-key']);
+  const server = createServer((req, res) => {
+    dispatch(req, res, control, keys).catch((err: unknown) => fail(res, err));
+  });
+  const host = opts.host ?? '127.0.0.1';
+  await listen(server, opts.port ?? 0, host);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return { url, port, control, close: () => close(server) };
+}
+
+async function dispatch(req: IncomingMessage, res: ServerResponse, control: Control, keys: ReadonlySet<string>): Promise<void> {
+  res.setHeader('x-request-id', requestId());
+  res.on('error', () => {}); // a client vanishing mid-write is expected, not a crash
+  const path = new URL(req.url ?? '/', 'http://sim').pathname;
+  const raw = await readBody(req);
+  if (path.startsWith('/_sim/')) return serveControl(req, res, path, raw, control);
+  control.record(req, path, raw);
+  const ctx: Ctx = { req, res, path, raw, key: upstreamKey(req), keys, control, signal: abortOnClose(res) };
+  const fault = control.takeFault(ctx.key, path);
+  if (fault) return applyFault(ctx, fault);
+  const route = routes.find((r) => r.method === req.method && (typeof r.path === 'string' ? r.path === path : r.path.test(path)));
+  if (route) return route.handle(ctx);
+  sendJson(res, 404, errorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', null, null));
+}
+
+/** Lets handlers stop timers and writes the moment the client goes away. */
+function abortOnClose(res: ServerResponse): AbortSignal {
+  const ac = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}
+
+function fail(res: ServerResponse, err: unknown): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, 500, errorBody(`Simulator bug: ${(err as Error)?.message ?? err}`, 'server_error', null, null));
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Destroys live sockets too: a keep-alive or half-read stream must never hang a test run. */
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve()); // resolves even when already closed, so double close is harmless
+    server.closeAllConnections();
+  });
+}

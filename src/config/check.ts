@@ -1,0 +1,146 @@
+// Checks config in layers: YAML syntax → JSON Schema → cross references → JSONata and env references.
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import type { ErrorObject } from 'ajv';
+import { loadYaml, type YamlFile } from './load-yaml.js';
+import { describeOne, type SchemaRegistry } from './schema-registry.js';
+import { resolveEnv } from './env-refs.js';
+import type { Diagnostic } from './diagnostics.js';
+import { compileTransform, TransformError } from '../transform/compile-transform.js';
+import type { ChannelsFile, Channel } from '../types/generated/channels.js';
+import type { RoutesFile } from '../types/generated/routes.js';
+
+export interface CheckedConfig {
+  routes: RoutesFile;
+  channels: ChannelsFile;
+  /** Channels after `extends` and env resolution; those with unset secrets come back disabled. */
+  resolvedChannels: Channel[];
+  diagnostics: Diagnostic[];
+}
+
+export function checkConfig(configDir: string, registry: SchemaRegistry, env = process.env): { ok: boolean; config?: CheckedConfig; diagnostics: Diagnostic[] } {
+  const diags: Diagnostic[] = [];
+  const routesFile = loadYaml(join(configDir, 'routes.yaml'), diags);
+  const channelsFile = loadYaml(join(configDir, 'channels.yaml'), diags);
+  if (!routesFile || !channelsFile) return { ok: false, diagnostics: diags };
+
+  schemaLayer(routesFile, 'routes.schema.json', registry, diags);
+  schemaLayer(channelsFile, 'channels.schema.json', registry, diags);
+  if (hasErrors(diags)) return { ok: false, diagnostics: diags };
+
+  const routes = routesFile.data as RoutesFile;
+  const channels = channelsFile.data as ChannelsFile;
+  const at = (f: YamlFile, level: Diagnostic['level'], path: string, message: string) =>
+    diags.push({ level, file: f.name, path, ...f.locate(path), message });
+
+  crossRefs(routes, channels, registry, (l, p, m) => at(routesFile, l, p, m), (l, p, m) => at(channelsFile, l, p, m));
+  transformsLayer(channels, (p, m) => at(channelsFile, 'error', p, m));
+  const resolvedChannels = envLayer(channels, env, (l, p, m) => at(channelsFile, l, p, m));
+  if (hasErrors(diags)) return { ok: false, diagnostics: diags };
+  return { ok: true, config: { routes, channels, resolvedChannels, diagnostics: diags }, diagnostics: diags };
+}
+
+const hasErrors = (d: Diagnostic[]) => d.some((x) => x.level === 'error');
+type Report = (level: Diagnostic['level'], pointer: string, message: string) => void;
+
+function schemaLayer(file: YamlFile, schemaId: string, registry: SchemaRegistry, diags: Diagnostic[]): void {
+  const validate = registry.get(schemaId);
+  if (validate(file.data)) return;
+  for (const e of (validate.errors ?? []) as ErrorObject[]) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+    const path = e.instancePath;
+    diags.push({ level: 'error', file: file.name, path, ...file.locate(path), message: describeOne(e, 'document') });
+  }
+}
+
+/** Channel with its template merged in; the channel's own fields win. */
+export function withTemplate(ch: Channel, channels: ChannelsFile): Channel {
+  const t = ch.extends ? channels.templates?.[ch.extends] : undefined;
+  if (!t) return ch;
+  return {
+    ...t,
+    ...ch,
+    headers: { ...t.headers, ...ch.headers },
+    timeouts: { ...t.timeouts, ...ch.timeouts },
+    operations: { ...t.operations, ...ch.operations },
+  };
+}
+
+function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaRegistry, routeAt: Report, chanAt: Report): void {
+  const seen = new Map<string, number>();
+  routes.routes.forEach((r, i) => {
+    const key = `${r.method} ${r.path}`;
+    if (seen.has(key)) routeAt('error', `/routes/${i}/path`, `duplicate route ${key} (also /routes/${seen.get(key)})`);
+    seen.set(key, i);
+    if (routes.routes.findIndex((x) => x.id === r.id) !== i) routeAt('error', `/routes/${i}/id`, `duplicate route id "${r.id}"`);
+    if (r.body_schema && !registry.ajv.getSchema(r.body_schema)) {
+      routeAt('error', `/routes/${i}/body_schema`, `no schema "${r.body_schema}" in schemas/api/`);
+    }
+    const op = r.operation ?? r.id;
+    const served = channels.channels.some((c) => withTemplate(c, channels).operations?.[op]);
+    if (['stream', 'json', 'task', 'passthrough'].includes(r.policy) && !served) {
+      routeAt('error', `/routes/${i}`, `no channel implements operation "${op}"`);
+    }
+  });
+  channels.channels.forEach((raw, i) => {
+    const p = `/channels/${i}`;
+    if (channels.channels.findIndex((x) => x.id === raw.id) !== i) chanAt('error', `${p}/id`, `duplicate channel id "${raw.id}"`);
+    if (raw.extends && !channels.templates?.[raw.extends]) chanAt('error', `${p}/extends`, `unknown template "${raw.extends}"`);
+    const ch = withTemplate(raw, channels);
+    ch.groups.forEach((g, j) => { if (!channels.groups[g]) chanAt('error', `${p}/groups/${j}`, `unknown group "${g}"`); });
+    ch.models.forEach((m, j) => { if (!channels.models[m]) chanAt('error', `${p}/models/${j}`, `model "${m}" has no entry (price) in models`); });
+    for (const k of Object.keys(ch.model_map ?? {})) {
+      if (!ch.models.includes(k)) chanAt('error', `${p}/model_map/${k}`, `"${k}" is not in this channel's models`);
+    }
+    if (!ch.auth) chanAt('error', p, 'auth is required (set it here or in the template)');
+    else authRules(ch.auth, `${p}/auth`, chanAt);
+    if (!ch.operations || !Object.keys(ch.operations).length) chanAt('error', p, 'operations is required (set it here or in the template)');
+  });
+  for (const m of Object.keys(channels.models)) {
+    if (!channels.channels.some((c) => c.models.includes(m))) chanAt('warning', `/models/${m}`, `no channel serves model "${m}"`);
+  }
+}
+
+function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): void {
+  if (auth.scheme !== 'none' && !auth.key) at('error', p, `scheme "${auth.scheme}" needs key`);
+  if (auth.scheme === 'header' && !auth.header) at('error', p, 'scheme "header" needs header');
+  if (auth.scheme === 'query' && !auth.param) at('error', p, 'scheme "query" needs param');
+}
+
+function transformsLayer(channels: ChannelsFile, at: (p: string, m: string) => void): void {
+  const visit = (ops: Record<string, Record<string, unknown>> | undefined, base: string) => {
+    for (const [op, spec] of Object.entries(ops ?? {})) {
+      for (const slot of ['request', 'response', 'chunk', 'error']) {
+        const src = spec[slot];
+        if (typeof src !== 'string') continue;
+        try { compileTransform(src, 50); } catch (e) {
+          if (e instanceof TransformError) at(`${base}/${op}/${slot}`, e.message);
+          else throw e;
+        }
+      }
+    }
+  };
+  channels.channels.forEach((c, i) => visit(c.operations as never, `/channels/${i}/operations`));
+  for (const [name, t] of Object.entries(channels.templates ?? {})) visit(t.operations as never, `/templates/${name}/operations`);
+}
+
+function envLayer(channels: ChannelsFile, env: NodeJS.ProcessEnv, at: Report): Channel[] {
+  return channels.channels.map((raw, i) => {
+    const { value, missing } = resolveEnv(withTemplate(raw, channels), env, `/channels/${i}`);
+    if (!missing.some((m) => m.pointer.endsWith('/base_url')) && !validUrl(value.base_url)) {
+      at('error', `/channels/${i}/base_url`, `"${value.base_url}" is not an http:// or https:// URL`);
+    }
+    if (!missing.length) return value;
+    const names = [...new Set(missing.map((m) => m.name))].join(', ');
+    at('warning', missing[0].pointer, `environment variable ${names} is not set: channel "${raw.id}" is disabled`);
+    return { ...value, enabled: false };
+  });
+}
+
+function validUrl(s: string): boolean {
+  try { return /^https?:$/.test(new URL(s).protocol); } catch { return false; }
+}
+
+export function configFilesExist(dir: string): boolean {
+  return existsSync(join(dir, 'routes.yaml')) && existsSync(join(dir, 'channels.yaml'));
+}

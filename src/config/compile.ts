@@ -1,0 +1,91 @@
+// Builds the immutable Runtime from checked config: validators, transforms and channel indexes made once.
+import { createHash } from 'node:crypto';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { CheckedConfig } from './check.js';
+import type { SchemaRegistry } from './schema-registry.js';
+import { compileTransform } from '../transform/compile-transform.js';
+import { defaultLimits, defaultTimeouts, type CompiledChannel, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
+import type { Channel } from '../types/generated/channels.js';
+import type { RouteLimits } from '../types/generated/routes.js';
+
+export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Runtime {
+  const dispatch = cfg.channels.dispatch ?? {};
+  const transformMs = dispatch.transform_timeout_ms ?? 50;
+  const routes = cfg.routes.routes.map((r): CompiledRoute => ({
+    id: r.id,
+    method: r.method,
+    path: r.path,
+    operation: r.operation ?? r.id,
+    policy: r.policy,
+    auth: r.auth ?? true,
+    errorType: r.error_type,
+    limits: resolveLimits(cfg.routes.defaults, r.limits),
+    validate: r.body_schema ? registry.get(r.body_schema) : undefined,
+  }));
+  const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs));
+  const index = buildIndex(channels);
+  const hash = createHash('sha256').update(JSON.stringify([cfg.routes, cfg.channels])).digest('hex').slice(0, 16);
+  return {
+    hash,
+    routes,
+    channels,
+    models: new Map(Object.entries(cfg.channels.models)),
+    groups: new Map(Object.entries(cfg.channels.groups)),
+    maxAttempts: dispatch.max_attempts ?? 3,
+    tokenCacheMs: dispatch.token_cache_ms ?? 2000,
+    candidates: (group, model, operation) =>
+      (index.get(`${group}\u0000${model}`) ?? []).filter((c) => c.operations.has(operation)),
+    groupModels: (group) => [...new Set(channels.filter((c) => c.enabled && c.groups.has(group)).flatMap((c) => [...c.models]))].sort(),
+  };
+}
+
+function resolveLimits(defaults: RouteLimits | undefined, own: RouteLimits | undefined): RouteLimitsResolved {
+  const pick = { ...defaults, ...own };
+  return {
+    maxBodyBytes: pick.max_body_bytes ?? defaultLimits.maxBodyBytes,
+    maxJsonDepth: pick.max_json_depth ?? defaultLimits.maxJsonDepth,
+    maxResponseBytes: pick.max_response_bytes ?? defaultLimits.maxResponseBytes,
+    maxSseEventBytes: pick.max_sse_event_bytes ?? defaultLimits.maxSseEventBytes,
+    rateLimit: pick.rate_limit,
+  };
+}
+
+function compileChannel(c: Channel, transformMs: number): CompiledChannel {
+  const baseUrl = new URL(c.base_url);
+  const operations = new Map<string, CompiledOperation>();
+  for (const [name, op] of Object.entries(c.operations ?? {})) {
+    const t = (src?: string) => (src ? compileTransform(src, transformMs) : undefined);
+    operations.set(name, { path: op.path, request: t(op.request), response: t(op.response), chunk: t(op.chunk), error: t(op.error), streamEnd: op.stream_end ?? 'done' });
+  }
+  // Pooled keep-alive connections per channel: the hot path never pays a new handshake.
+  const agentOpts = { keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' as const };
+  return {
+    id: c.id,
+    enabled: c.enabled !== false,
+    baseUrl,
+    auth: c.auth ?? { scheme: 'none' },
+    headers: c.headers ?? {},
+    groups: new Set(c.groups),
+    models: new Set(c.models),
+    modelMap: c.model_map ?? {},
+    priority: c.priority ?? 0,
+    weight: c.weight ?? 1,
+    timeouts: { ...defaultTimeouts, ...c.timeouts },
+    operations,
+    agent: baseUrl.protocol === 'https:' ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts),
+  };
+}
+
+function buildIndex(channels: CompiledChannel[]): Map<string, CompiledChannel[]> {
+  const index = new Map<string, CompiledChannel[]>();
+  for (const ch of channels) {
+    if (!ch.enabled) continue;
+    for (const g of ch.groups) for (const m of ch.models) {
+      const key = `${g}\u0000${m}`;
+      index.set(key, [...(index.get(key) ?? []), ch]);
+    }
+  }
+  for (const list of index.values()) list.sort((a, b) => b.priority - a.priority);
+  return index;
+}

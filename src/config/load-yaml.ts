@@ -1,0 +1,41 @@
+// Reads a YAML file and keeps enough of its syntax tree to point a finding at a line.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import type { Diagnostic } from './diagnostics.js';
+
+export interface YamlFile {
+  name: string;
+  data: unknown;
+  /** Line and column of the node at a JSON pointer, or of its nearest existing parent. */
+  locate(pointer: string): { line?: number; col?: number };
+}
+
+export function loadYaml(path: string, diags: Diagnostic[]): YamlFile | undefined {
+  const name = basename(path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    diags.push({ level: 'error', file: name, path: '', message: `cannot read file: ${(err as Error).message}` });
+    return undefined;
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // Later syntax errors are mostly echoes of the first ones.
+  for (const e of doc.errors.slice(0, 3)) {
+    const pos = lines.linePos(e.pos[0]);
+    diags.push({ level: 'error', file: name, path: '', line: pos.line, col: pos.col, message: `YAML syntax: ${e.message.split('\n')[0]}` });
+  }
+  if (doc.errors.length) return undefined;
+  const locate = (pointer: string) => {
+    let parts = pointer.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    while (parts.length) {
+      const node = doc.getIn(parts, true);
+      if (isNode(node) && node.range) return lines.linePos(node.range[0]);
+      parts = parts.slice(0, -1);
+    }
+    return {};
+  };
+  return { name, data: doc.toJS(), locate };
+}

@@ -1,0 +1,74 @@
+// The compiled, immutable configuration every request reads from.
+import type { Agent as HttpAgent } from 'node:http';
+import type { ValidateFunction } from 'ajv';
+import type { Transform } from '../transform/compile-transform.js';
+import type { Auth, Model, Group, Timeouts } from '../types/generated/channels.js';
+import type { Route, RateLimit } from '../types/generated/routes.js';
+
+export interface RouteLimitsResolved {
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+  maxResponseBytes: number;
+  maxSseEventBytes: number;
+  rateLimit?: RateLimit;
+}
+
+export interface CompiledRoute {
+  id: string;
+  method: string;
+  path: string;
+  operation: string;
+  policy: Route['policy'];
+  auth: boolean;
+  errorType?: string;
+  limits: RouteLimitsResolved;
+  validate?: ValidateFunction;
+}
+
+export interface CompiledOperation {
+  path: string;
+  request?: Transform;
+  response?: Transform;
+  chunk?: Transform;
+  error?: Transform;
+  streamEnd: 'done' | 'eof';
+}
+
+export interface CompiledChannel {
+  id: string;
+  enabled: boolean;
+  baseUrl: URL;
+  auth: Auth;
+  headers: Record<string, string>;
+  groups: Set<string>;
+  models: Set<string>;
+  modelMap: Record<string, string>;
+  priority: number;
+  weight: number;
+  timeouts: Required<Timeouts>;
+  operations: Map<string, CompiledOperation>;
+  agent: HttpAgent;
+}
+
+export interface Runtime {
+  hash: string;
+  routes: CompiledRoute[];
+  channels: CompiledChannel[];
+  models: Map<string, Model>;
+  groups: Map<string, Group>;
+  maxAttempts: number;
+  tokenCacheMs: number;
+  /** Enabled channels for group + model, highest priority first. */
+  candidates(group: string, model: string, operation: string): CompiledChannel[];
+  /** Models a group can reach through at least one enabled channel. */
+  groupModels(group: string): string[];
+}
+
+export const defaultLimits: RouteLimitsResolved = {
+  maxBodyBytes: 1 << 20,
+  maxJsonDepth: 64,
+  maxResponseBytes: 64 << 20,
+  maxSseEventBytes: 8 << 20,
+};
+
+export const defaultTimeouts: Required<Timeouts> = { connect_ms: 5000, first_byte_ms: 60000, idle_ms: 120000 };

@@ -1,0 +1,58 @@
+// One ajv instance holding every schema under schemas/, compiled once at load.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { pointerToField } from './diagnostics.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export class SchemaRegistry {
+  readonly ajv: Ajv;
+  constructor(readonly schemasDir: string) {
+    this.ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+    addFormats(this.ajv);
+    // json-schema-to-typescript keywords: declared so strict mode accepts them.
+    this.ajv.addVocabulary(['tsType', 'tsEnumNames']);
+    for (const sub of ['config', 'api']) {
+      const dir = join(schemasDir, sub);
+      for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+        this.ajv.addSchema(JSON.parse(readFileSync(join(dir, f), 'utf8')));
+      }
+    }
+  }
+
+  /** The compiled validator of a schema by its $id (its file name). */
+  get(id: string): ValidateFunction {
+    const v = this.ajv.getSchema(id);
+    if (!v) throw new Error(`unknown schema ${id}`);
+    return v;
+  }
+}
+
+/** The most specific ajv error as one sentence naming the field. */
+export function describeAjvErrors(errors: ErrorObject[] | null | undefined, root = 'body'): string {
+  if (!errors?.length) return `${root} is invalid`;
+  const concrete = errors.filter((e) => !['anyOf', 'oneOf', 'if'].includes(e.keyword));
+  const pool = concrete.length ? concrete : errors;
+  const best = pool.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
+  return describeOne(best, root);
+}
+
+export function describeOne(e: ErrorObject, root = 'body'): string {
+  const field = pointerToField(e.instancePath);
+  const name = (f: string) => (f ? `\`${f}\`` : root);
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `${name(field ? `${field}.${p.missingProperty}` : String(p.missingProperty))} is required`;
+    case 'additionalProperties':
+      return `${name(field ? `${field}.${p.additionalProperty}` : String(p.additionalProperty))} is not allowed`;
+    case 'enum':
+      return `${name(field)} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `${name(field)} must be ${JSON.stringify(p.allowedValue)}`;
+    default:
+      return `${name(field)} ${e.message ?? 'is invalid'}`;
+  }
+}

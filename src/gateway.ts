@@ -1,0 +1,25 @@
+// The long-lived services a request needs, with the current compiled config swappable as one reference.
+import type { Logger } from 'pino';
+import type { Runtime } from './config/runtime.js';
+import { RouteTable } from './http/route-table.js';
+import { RateLimiter } from './pipeline/rate-limit.js';
+import type { Store } from './store/open-store.js';
+import { TokenStore } from './store/token-store.js';
+
+export class Gateway {
+  runtime!: Runtime;
+  routes!: RouteTable;
+  readonly tokens: TokenStore;
+  readonly limiter = new RateLimiter();
+
+  constructor(runtime: Runtime, readonly store: Store, readonly log: Logger) {
+    this.tokens = new TokenStore(store, runtime.tokenCacheMs);
+    this.swap(runtime);
+  }
+
+  /** Replaces the config in one assignment: requests already running keep the runtime they started with. */
+  swap(runtime: Runtime): void {
+    this.runtime = runtime;
+    this.routes = new RouteTable(runtime.routes);
+  }
+}

@@ -1,0 +1,75 @@
+// The error catalog: every error a client sees has a code, an HTTP status and a contract shape.
+import type { ServerResponse } from 'node:http';
+
+export interface CatalogEntry { status: number; type: string; message: string }
+
+// Shape A `type`: gateway-level failures are platform_api_error; request and key faults are invalid_request_error.
+export const catalog = {
+  not_found: { status: 404, type: 'invalid_request_error', message: 'Invalid URL' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed' },
+  invalid_api_key: { status: 401, type: 'invalid_request_error', message: 'Invalid API key' },
+  invalid_request: { status: 400, type: 'invalid_request_error', message: 'Invalid request' },
+  request_too_large: { status: 413, type: 'invalid_request_error', message: 'Request body too large' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'Content-Type must be application/json' },
+  model_not_allowed: { status: 403, type: 'invalid_request_error', message: 'This token has no access to the model' },
+  model_not_found: { status: 404, type: 'invalid_request_error', message: 'The model does not exist or is not available to this token' },
+  insufficient_user_quota: { status: 403, type: 'platform_api_error', message: 'Insufficient quota' },
+  too_many_requests: { status: 429, type: 'platform_api_error', message: 'Too many requests' },
+  no_available_channel: { status: 503, type: 'platform_api_error', message: 'No upstream channel is available for this model' },
+  upstream_error: { status: 502, type: 'platform_api_error', message: 'The upstream failed' },
+  upstream_timeout: { status: 504, type: 'platform_api_error', message: 'The upstream timed out' },
+  bad_response_body: { status: 502, type: 'platform_api_error', message: 'Bad upstream response body' },
+  bad_response: { status: 502, type: 'platform_api_error', message: 'copy_response_body_failed' },
+  internal_error: { status: 500, type: 'platform_api_error', message: 'Internal gateway error' },
+} satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof catalog;
+
+/** A catalogued failure; stages throw it and the server turns it into a response. */
+export class GatewayError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly type: string;
+  headers?: Record<string, string>;
+  constructor(code: ErrorCode, message?: string, opts: { status?: number; type?: string; headers?: Record<string, string> } = {}) {
+    const entry: CatalogEntry = catalog[code];
+    super(message ?? entry.message);
+    this.code = code;
+    this.status = opts.status ?? entry.status;
+    this.type = opts.type ?? entry.type;
+    this.headers = opts.headers;
+  }
+
+  /** An upstream's own client error (e.g. 400 context too long), relayed with its status and code. */
+  static fromUpstream(status: number, code: string, message: string, type = 'upstream_error'): GatewayError {
+    const e = new GatewayError('upstream_error', message, { status, type });
+    (e as { code: string }).code = code;
+    return e;
+  }
+}
+
+/** Shape A body. `param` is always the empty string, as the contract shows. */
+export function shapeA(message: string, type: string, code: string): string {
+  return JSON.stringify({ error: { message, type, param: '', code } });
+}
+
+export function sendError(res: ServerResponse, err: GatewayError, requestId: string, typeOverride?: string): void {
+  if (res.headersSent) { res.destroy(); return; }
+  const body = shapeA(`${err.message} (request id: ${requestId})`, pickType(err, typeOverride), err.code);
+  res.writeHead(err.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...err.headers,
+  });
+  res.end(body);
+}
+
+// A route's error_type replaces platform-level types only; key and request faults keep their own.
+function pickType(err: GatewayError, override?: string): string {
+  return override && err.type === 'platform_api_error' ? override : err.type;
+}
+
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError('internal_error');
+}

@@ -1,0 +1,39 @@
+// Per-request state that stages fill in and the access log reads at the end.
+import { randomBytes } from 'node:crypto';
+import type { CompiledRoute } from '../config/runtime.js';
+import type { TokenRecord } from '../store/token-store.js';
+
+export interface AttemptLog { channel: string; status?: number; error?: string; ms: number }
+export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number }
+
+export interface RequestContext {
+  id: string;
+  started: number; // performance.now()
+  method: string;
+  url: string;
+  route?: CompiledRoute;
+  params: Record<string, string>;
+  token?: TokenRecord;
+  model?: string;
+  channel?: string;
+  attempts: AttemptLog[];
+  usage?: Usage;
+  usageEstimated?: boolean;
+  reserved?: number;
+  charged?: number;
+  errorCode?: string;
+  outcome?: string; // how a stream ended: done, client_gone, upstream_cut, upstream_error, idle_timeout
+}
+
+let counter = 0;
+const prefix = randomBytes(4).toString('hex');
+
+/** Request ids are unique per process start plus a counter: cheap and never reused. */
+export function newRequestId(): string {
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  return `req_${prefix}${Date.now().toString(36)}${counter.toString(36)}`;
+}
+
+export function newContext(method: string, url: string): RequestContext {
+  return { id: newRequestId(), started: performance.now(), method, url, params: {}, attempts: [] };
+}

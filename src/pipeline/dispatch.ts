@@ -1,0 +1,77 @@
+// Tries channels in order until one answers; fails over only before any byte reached the client.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CompiledChannel } from '../config/runtime.js';
+import { GatewayError } from '../http/errors.js';
+import { sendUpstream, UpstreamFailure, type UpstreamRequest } from '../transport/send-upstream.js';
+import { readLimited } from '../transport/read-limited.js';
+import type { Gateway } from '../gateway.js';
+import type { RequestContext } from './context.js';
+import { orderCandidates } from './select-channel.js';
+
+export interface Dispatched { channel: CompiledChannel; response: IncomingMessage; upstreamModel: string }
+export type BuildRequest = (channel: CompiledChannel, upstreamModel: string) => Promise<Omit<UpstreamRequest, 'channel'>>;
+
+// Channel faults worth another channel: throttling, server errors, and credentials the operator got wrong.
+const retryable = (s: number) => s === 429 || s >= 500 || s === 401 || s === 403 || s === 408;
+
+export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse,
+  group: string, model: string, operation: string, build: BuildRequest): Promise<Dispatched> {
+  const cands = orderCandidates(g.runtime.candidates(group, model, operation)).slice(0, g.runtime.maxAttempts);
+  if (!cands.length) throw new GatewayError('no_available_channel', `No channel is available for model ${model}`);
+  let last: { status?: number; failure?: UpstreamFailure; retryAfter?: string } = {};
+  for (const channel of cands) {
+    if (res.destroyed) throw new GatewayError('upstream_error', 'client closed the connection');
+    const t0 = performance.now();
+    const upstreamModel = channel.modelMap[model] ?? model;
+    ctx.channel = channel.id;
+    try {
+      const u = await build(channel, upstreamModel);
+      const response = await sendUpstream(req, res, { ...u, channel });
+      const status = response.statusCode ?? 502;
+      ctx.attempts.push({ channel: channel.id, status, ms: Math.round(performance.now() - t0) });
+      if (!retryable(status)) return { channel, response, upstreamModel };
+      last = { status, retryAfter: header(response, 'retry-after') };
+      response.resume();
+    } catch (err) {
+      if (err instanceof GatewayError) throw err;
+      const failure = err instanceof UpstreamFailure ? err : new UpstreamFailure('network', (err as Error).message);
+      ctx.attempts.push({ channel: channel.id, error: `${failure.kind}: ${failure.message}`, ms: Math.round(performance.now() - t0) });
+      last = { failure };
+    }
+  }
+  throw exhausted(last, cands.length);
+}
+
+function exhausted(last: { status?: number; failure?: UpstreamFailure; retryAfter?: string }, tried: number): GatewayError {
+  const n = `${tried} upstream attempt${tried > 1 ? 's' : ''}`;
+  if (last.status === 429) {
+    return new GatewayError('too_many_requests', `Upstream is rate limiting (${n})`, { headers: last.retryAfter ? { 'retry-after': last.retryAfter } : undefined });
+  }
+  if (last.failure?.kind === 'timeout') return new GatewayError('upstream_timeout', `Upstream timed out (${n})`);
+  const why = last.status ? `HTTP ${last.status}` : last.failure?.kind === 'connect' ? 'connection failed' : 'network error';
+  return new GatewayError('upstream_error', `Upstream failed: ${why} (${n})`);
+}
+
+const header = (r: IncomingMessage, name: string) => {
+  const v = r.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** Relays an upstream client error (4xx) as Shape A, keeping its status and, when it has one, its code. */
+export async function upstreamClientError(d: Dispatched, operation: string): Promise<GatewayError> {
+  const status = d.response.statusCode ?? 502;
+  let parsed: unknown;
+  try {
+    const raw = await readLimited(d.response, 1 << 20, d.channel.timeouts.idle_ms);
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return GatewayError.fromUpstream(status, 'upstream_error', `Upstream rejected the request (HTTP ${status})`);
+  }
+  const transform = d.channel.operations.get(operation)?.error;
+  const mapped = (transform ? await transform.run(parsed).catch(() => undefined) : (parsed as { error?: unknown })?.error) as
+    { message?: unknown; code?: unknown; type?: unknown } | undefined;
+  const message = typeof mapped?.message === 'string' ? mapped.message : `Upstream rejected the request (HTTP ${status})`;
+  const code = typeof mapped?.code === 'string' && mapped.code ? mapped.code : 'upstream_error';
+  const type = typeof mapped?.type === 'string' && mapped.type ? mapped.type : 'upstream_error';
+  return GatewayError.fromUpstream(status, code, message, type);
+}

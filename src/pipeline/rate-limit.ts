@@ -1,0 +1,32 @@
+// Per-token request rate limit with fixed windows held in memory.
+import { GatewayError } from '../http/errors.js';
+import type { RateLimit } from '../types/generated/routes.js';
+
+export class RateLimiter {
+  private windows = new Map<string, { start: number; count: number }>();
+  private lastSweep = Date.now();
+
+  /** Throws too_many_requests (429) with Retry-After when the key has used its window. */
+  take(key: string, limit: RateLimit | undefined, now = Date.now()): void {
+    if (!limit) return;
+    const spanMs = limit.window_s * 1000;
+    this.sweep(now, spanMs);
+    const id = `${key}\u0000${limit.requests}/${limit.window_s}`;
+    let w = this.windows.get(id);
+    if (!w || now - w.start >= spanMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(id, w);
+    }
+    if (++w.count > limit.requests) {
+      const retry = Math.max(1, Math.ceil((w.start + spanMs - now) / 1000));
+      throw new GatewayError('too_many_requests', `Rate limit reached: ${limit.requests} requests per ${limit.window_s} s`, { headers: { 'retry-after': String(retry) } });
+    }
+  }
+
+  // Drops finished windows now and then so idle tokens do not accumulate.
+  private sweep(now: number, spanMs: number): void {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [k, w] of this.windows) if (now - w.start >= Math.max(spanMs, 60_000)) this.windows.delete(k);
+  }
+}

@@ -1,0 +1,58 @@
+// The HTTP server. A request's whole path reads top-down from `handle`:
+// match route → authenticate → rate limit → policy (read body, validate, reserve quota, dispatch, relay, settle) → log.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Gateway } from './gateway.js';
+import { sendError, toGatewayError, GatewayError } from './http/errors.js';
+import { newContext, type RequestContext } from './pipeline/context.js';
+import { authenticate } from './pipeline/authenticate.js';
+import { serveStream } from './policies/stream-policy.js';
+import { serveModels } from './policies/models-policy.js';
+import { logRequest } from './log.js';
+
+export function createGatewayServer(g: Gateway): Server {
+  const server = createServer({ maxHeaderSize: 16 * 1024, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+    void handle(g, req, res);
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+  return server;
+}
+
+async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const ctx = newContext(req.method ?? 'GET', req.url ?? '/');
+  res.setHeader('x-request-id', ctx.id);
+  res.once('close', () => logRequest(g.log, ctx, res));
+  try {
+    const { route, params } = g.routes.match(ctx.method, pathOf(ctx.url));
+    ctx.route = route;
+    ctx.params = params;
+    if (route.auth) ctx.token = await authenticate(req, g.tokens);
+    if (ctx.token) g.limiter.take(ctx.token.id, route.limits.rateLimit ?? g.runtime.groups.get(ctx.token.group)?.rate_limit);
+    await runPolicy(g, ctx, req, res);
+  } catch (err) {
+    fail(g, ctx, res, err);
+  }
+}
+
+async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  switch (ctx.route!.policy) {
+    case 'models': return serveModels(g, ctx, res);
+    case 'stream':
+    case 'json': return serveStream(g, ctx, req, res);
+    default: throw new GatewayError('not_found', `Policy ${ctx.route!.policy} is not available yet`);
+  }
+}
+
+function fail(g: Gateway, ctx: RequestContext, res: ServerResponse, err: unknown): void {
+  const e = toGatewayError(err);
+  ctx.errorCode = e.code;
+  if (e.code === 'internal_error') g.log.error({ req_id: ctx.id, err }, 'unhandled error');
+  if (!res.destroyed) sendError(res, e, ctx.id, ctx.route?.errorType);
+}
+
+const pathOf = (url: string) => {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+};

@@ -1,0 +1,38 @@
+// Boots a gateway: config, store, server; used by `npm start`, `switchyard start` and the tests.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { loadRuntime } from './config/load-config.js';
+import { formatDiagnostic } from './config/diagnostics.js';
+import { openStore, type Store } from './store/open-store.js';
+import { Gateway } from './gateway.js';
+import { createGatewayServer } from './server.js';
+import { createLogger } from './log.js';
+
+export interface StartOptions { port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv; logger?: Logger }
+export interface Running { gateway: Gateway; server: Server; url: string; port: number; store: Store; close(): Promise<void> }
+
+export async function startGateway(opts: StartOptions = {}): Promise<Running> {
+  const log = opts.logger ?? createLogger();
+  const { runtime, warnings } = loadRuntime(opts.configDir, opts.env ?? process.env);
+  for (const w of warnings) log.warn(formatDiagnostic(w));
+  const store = await openStore(opts.storeUri);
+  const gateway = new Gateway(runtime, store, log);
+  const server = createGatewayServer(gateway);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
+  log.info({ url, config: runtime.hash, store: store.describe }, 'switchyard listening');
+  return {
+    gateway, server, url, port, store,
+    async close() {
+      server.close();
+      server.closeAllConnections();
+      await store.close();
+      log.flush?.();
+    },
+  };
+}

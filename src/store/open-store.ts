@@ -1,0 +1,55 @@
+// Opens the state store named by SWITCHYARD_STORE: an embedded SQLite file by default.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Keyv from 'keyv';
+import KeyvSqlite from '@keyv/sqlite';
+import { SqliteQuotaLedger } from './sqlite-quota.js';
+import type { QuotaLedger } from './quota-ledger.js';
+
+export interface Store {
+  /** A keyv namespace ('tokens', 'tasks', ...); records are JSON. */
+  kv(namespace: string): Keyv;
+  quota: QuotaLedger;
+  describe: string;
+  close(): Promise<void>;
+}
+
+export const defaultStoreUri = 'sqlite://data/switchyard.sqlite';
+
+export async function openStore(uri = process.env.SWITCHYARD_STORE || defaultStoreUri): Promise<Store> {
+  if (uri.startsWith('sqlite://')) return openSqlite(uri);
+  throw new Error(`SWITCHYARD_STORE: unsupported store "${uri.split(':')[0]}" (use sqlite://path)`);
+}
+
+async function openSqlite(uri: string): Promise<Store> {
+  const file = uri.slice('sqlite://'.length);
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const adapters: KeyvSqlite[] = [];
+  const adapter = () => {
+    const a = new KeyvSqlite({ uri, busyTimeout: 5000 });
+    adapters.push(a);
+    return a;
+  };
+  // WAL lets several processes read while one writes; NORMAL sync skips an fsync per commit.
+  const main = adapter();
+  await main.query('PRAGMA journal_mode=WAL');
+  await main.query('PRAGMA synchronous=NORMAL');
+  const quota = new SqliteQuotaLedger(main.query.bind(main));
+  await quota.init();
+  const spaces = new Map<string, Keyv>();
+  return {
+    describe: `sqlite ${file}`,
+    quota,
+    kv(namespace) {
+      let kv = spaces.get(namespace);
+      if (!kv) {
+        kv = new Keyv({ store: adapter(), namespace });
+        spaces.set(namespace, kv);
+      }
+      return kv;
+    },
+    async close() {
+      await Promise.allSettled(adapters.map((a) => a.disconnect()));
+    },
+  };
+}

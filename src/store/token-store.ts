@@ -1,0 +1,81 @@
+// Client tokens: stored by the SHA-256 of the key, cached in memory for a bounded time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type Keyv from 'keyv';
+import type { Store } from './open-store.js';
+
+export interface TokenRecord {
+  id: string;
+  hash: string;
+  name?: string;
+  user: string;
+  group: string;
+  models?: string[];
+  expires_at?: number; // unix seconds
+  revoked?: boolean;
+  created_at: number;
+}
+
+export interface NewToken { user?: string; group: string; quota: number; models?: string[]; expiresAt?: number; name?: string }
+
+const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+const maxCached = 50_000;
+
+export class TokenStore {
+  private readonly kv: Keyv;
+  private readonly cache = new Map<string, { rec: TokenRecord | undefined; at: number }>();
+
+  constructor(private readonly store: Store, private readonly cacheMs: number) {
+    this.kv = store.kv('tokens');
+  }
+
+  async create(t: NewToken): Promise<{ key: string; record: TokenRecord }> {
+    const key = `sk-sy-${randomBytes(24).toString('base64url')}`;
+    const id = `tok_${randomBytes(6).toString('hex')}`;
+    const record: TokenRecord = {
+      id, hash: hashKey(key), name: t.name, user: t.user ?? id, group: t.group,
+      models: t.models?.length ? t.models : undefined, expires_at: t.expiresAt, created_at: Math.floor(Date.now() / 1000),
+    };
+    await this.store.quota.createAccount(id, t.quota);
+    await this.kv.set(`key:${record.hash}`, record);
+    await this.kv.set(`id:${id}`, record.hash);
+    return { key, record };
+  }
+
+  /** The live record for a presented key, or undefined when unknown, revoked or expired. */
+  async authenticate(key: string): Promise<TokenRecord | undefined> {
+    const hash = hashKey(key);
+    const now = Date.now();
+    let hit = this.cache.get(hash);
+    if (!hit || now - hit.at > this.cacheMs) {
+      hit = { rec: await this.kv.get<TokenRecord>(`key:${hash}`), at: now };
+      if (this.cache.size >= maxCached) this.cache.clear();
+      this.cache.set(hash, hit);
+    }
+    const rec = hit.rec;
+    if (!rec || rec.revoked) return undefined;
+    if (!timingSafeEqual(Buffer.from(rec.hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
+    if (rec.expires_at && rec.expires_at * 1000 <= now) return undefined;
+    return rec;
+  }
+
+  async byId(id: string): Promise<TokenRecord | undefined> {
+    const hash = await this.kv.get<string>(`id:${id}`);
+    return hash ? this.kv.get<TokenRecord>(`key:${hash}`) : undefined;
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    const rec = await this.byId(id);
+    if (!rec) return false;
+    await this.kv.set(`key:${rec.hash}`, { ...rec, revoked: true });
+    this.cache.delete(rec.hash);
+    return true;
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    const out: TokenRecord[] = [];
+    for await (const [k, v] of this.kv.iterator!(undefined) as AsyncGenerator<[string, unknown]>) {
+      if (String(k).startsWith('key:')) out.push(v as TokenRecord);
+    }
+    return out.sort((a, b) => a.created_at - b.created_at);
+  }
+}

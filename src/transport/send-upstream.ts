@@ -1,0 +1,93 @@
+// One upstream attempt through http-proxy-3: resolves with the response head, rejects on connect/first-byte failure.
+import type { IncomingMessage, ServerResponse, ClientRequest } from 'node:http';
+import { Readable } from 'node:stream';
+import { Socket } from 'node:net';
+import { createProxyServer } from 'http-proxy-3';
+import type { CompiledChannel } from '../config/runtime.js';
+import { applyAuth } from './upstream-auth.js';
+
+export interface UpstreamRequest {
+  channel: CompiledChannel;
+  method: string;
+  path: string; // path and query on the channel's base URL
+  body?: Buffer;
+  contentType?: string;
+  accept?: string;
+}
+
+export class UpstreamFailure extends Error {
+  constructor(readonly kind: 'connect' | 'timeout' | 'network', message: string) { super(message); }
+}
+
+interface Pending { resolve(r: IncomingMessage): void; reject(e: Error): void; connectMs: number; firstByteMs: number }
+const kPending = Symbol('switchyard.pending');
+type Tracked = IncomingMessage & { [kPending]?: Pending };
+
+const proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true, xfwd: false });
+
+proxy.on('proxyReq', (proxyReq: ClientRequest, req: Tracked, _res: unknown, _opts: unknown, socket: Socket) => {
+  const p = req[kPending];
+  if (!p) return;
+  armTimeouts(proxyReq, socket, p);
+});
+
+proxy.on('proxyRes', (proxyRes: IncomingMessage, req: Tracked) => {
+  const p = req[kPending];
+  req[kPending] = undefined;
+  p?.resolve(proxyRes);
+});
+
+// Connect time is bounded only for fresh sockets; a pooled socket goes straight to the first-byte clock.
+function armTimeouts(proxyReq: ClientRequest, socket: Socket, p: Pending): void {
+  const firstByte = () => setTimeout(() => proxyReq.destroy(new UpstreamFailure('timeout', `no response within ${p.firstByteMs} ms`)), p.firstByteMs);
+  let timer: NodeJS.Timeout;
+  if (socket.connecting) {
+    timer = setTimeout(() => proxyReq.destroy(new UpstreamFailure('connect', `connect timed out after ${p.connectMs} ms`)), p.connectMs);
+    socket.once('connect', () => { clearTimeout(timer); timer = firstByte(); });
+  } else {
+    timer = firstByte();
+  }
+  proxyReq.once('response', () => clearTimeout(timer));
+  proxyReq.once('close', () => clearTimeout(timer));
+}
+
+/** Sends the request; the client's own headers never reach the upstream (see forwardHeaders). */
+export function sendUpstream(req: IncomingMessage, res: ServerResponse, u: UpstreamRequest): Promise<IncomingMessage> {
+  const headers: Record<string, string> = { ...u.channel.headers, accept: u.accept ?? 'application/json' };
+  if (u.body) {
+    headers['content-type'] = u.contentType ?? 'application/json';
+    headers['content-length'] = String(u.body.length);
+  } else if (u.method !== 'GET' && u.method !== 'HEAD') {
+    headers['content-length'] = '0';
+  }
+  const path = applyAuth(u.channel.auth, headers, joinPath(u.channel.baseUrl, u.path));
+  const target = new URL(path, u.channel.baseUrl);
+  return new Promise((resolve, reject) => {
+    const tracked = req as Tracked;
+    tracked[kPending] = { resolve, reject, connectMs: u.channel.timeouts.connect_ms, firstByteMs: u.channel.timeouts.first_byte_ms };
+    // http-proxy-3 copies req.headers; replacing them keeps client keys and cookies away from vendors.
+    req.headers = { host: target.host };
+    proxy.web(req, res, {
+      target,
+      agent: u.channel.agent,
+      method: u.method,
+      headers,
+      buffer: Readable.from(u.body ? [u.body] : []),
+    }, (err: Error) => {
+      tracked[kPending] = undefined;
+      reject(err instanceof UpstreamFailure ? err : classify(err));
+    });
+  });
+}
+
+function joinPath(base: URL, path: string): string {
+  const prefix = base.pathname.endsWith('/') ? base.pathname.slice(0, -1) : base.pathname;
+  return `${prefix}${path}`;
+}
+
+function classify(err: Error & { code?: string }): UpstreamFailure {
+  if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' || err.code === 'EHOSTUNREACH') {
+    return new UpstreamFailure('connect', `cannot connect (${err.code})`);
+  }
+  return new UpstreamFailure('network', err.code ? `network error (${err.code})` : 'network error');
+}

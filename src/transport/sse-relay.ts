@@ -1,0 +1,72 @@
+// Relays SSE event by event with backpressure, an idle bound and client-abort propagation; never holds the stream.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SseParser, SseTooLarge, type SseEvent } from './sse-parser.js';
+
+export type RelayEnd = 'eof' | 'client_gone' | 'idle_timeout' | 'upstream_cut' | 'too_large';
+
+/** Returns the text to send for an event, or undefined to drop it. */
+export type OnEvent = (ev: SseEvent) => string | undefined;
+export type OnEventAsync = (ev: SseEvent) => Promise<string | undefined>;
+
+export interface RelayOptions { maxEventBytes: number; idleMs: number; onEvent: OnEvent | OnEventAsync; isAsync: boolean }
+
+export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: RelayOptions): Promise<RelayEnd> {
+  const { idleMs, onEvent, isAsync } = opts;
+  const parser = new SseParser(opts.maxEventBytes);
+  return new Promise((resolve) => {
+    let ended = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (why: RelayEnd) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      upstream.removeListener('data', onData);
+      if (why !== 'eof') upstream.destroy();
+      resolve(why);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish('idle_timeout'), idleMs);
+    };
+    const write = (out: string) => {
+      if (out && !res.write(out)) {
+        upstream.pause();
+        res.once('drain', () => upstream.resume());
+      }
+    };
+    const handle = async (events: SseEvent[]) => {
+      let out = '';
+      for (const ev of events) out += (await onEvent(ev)) ?? '';
+      return out;
+    };
+    function onData(chunk: Buffer) {
+      arm();
+      let events: SseEvent[];
+      try { events = parser.push(chunk); } catch (e) { if (e instanceof SseTooLarge) return finish('too_large'); throw e; }
+      if (!isAsync) return write(handleSync(events, onEvent as OnEvent));
+      // An asynchronous transform: hold the upstream so events stay in order.
+      upstream.pause();
+      handle(events).then((out) => { if (!ended) { write(out); upstream.resume(); } }, () => finish('upstream_cut'));
+    }
+    upstream.on('data', onData);
+    upstream.once('end', () => {
+      const tail = parser.flush();
+      if (!tail) return finish('eof');
+      Promise.resolve(onEvent(tail)).then((s) => { if (s) write(s); finish('eof'); }, () => finish('eof'));
+    });
+    upstream.once('error', () => finish('upstream_cut'));
+    upstream.once('close', () => finish(upstream.readableEnded ? 'eof' : 'upstream_cut'));
+    res.once('close', () => { if (!res.writableFinished) finish('client_gone'); });
+    arm();
+  });
+}
+
+// The hot path: unified-format events are handled synchronously and written once per upstream chunk.
+function handleSync(events: SseEvent[], onEvent: OnEvent): string {
+  let out = '';
+  for (let i = 0; i < events.length; i++) {
+    const r = onEvent(events[i]);
+    if (r) out += r;
+  }
+  return out;
+}

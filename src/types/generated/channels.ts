@@ -1,0 +1,248 @@
+/* Generated from schemas/ by scripts/gen-types.mjs. Do not edit: run `npm run gen:types`. */
+
+/**
+ * channels.yaml: groups, model prices, and the upstream channels that serve them.
+ */
+export interface ChannelsFile {
+  /**
+   * Config format version.
+   */
+  version: 1;
+  dispatch?: DispatchSettings;
+  /**
+   * Token groups by name. A token belongs to one group; a group may use the channels that list it.
+   */
+  groups: {
+    [k: string]: Group;
+  };
+  /**
+   * Public model names with their price. A model without an entry here cannot be served.
+   */
+  models: {
+    [k: string]: Model;
+  };
+  /**
+   * Reusable channel fragments (e.g. an OpenAI-compatible vendor), named by `extends` on a channel.
+   */
+  templates?: {
+    [k: string]: ChannelTemplate;
+  };
+  /**
+   * Upstream channels.
+   */
+  channels: Channel[];
+}
+/**
+ * Gateway-wide dispatch settings.
+ */
+export interface DispatchSettings {
+  /**
+   * Channels tried per request before giving up (default 3).
+   */
+  max_attempts?: number;
+  /**
+   * How long a token record is cached in memory; a revoke takes effect within this bound (default 2000).
+   */
+  token_cache_ms?: number;
+  /**
+   * Time limit for one JSONata evaluation (default 50).
+   */
+  transform_timeout_ms?: number;
+}
+/**
+ * A token group.
+ */
+export interface Group {
+  /**
+   * What the group is for.
+   */
+  description?: string;
+  rate_limit?: RateLimit;
+}
+/**
+ * Per-token request rate limit: at most `requests` per `window_s` seconds.
+ */
+export interface RateLimit {
+  /**
+   * Requests allowed per window.
+   */
+  requests: number;
+  /**
+   * Window length in seconds.
+   */
+  window_s: number;
+}
+/**
+ * A public model and its price in quota units.
+ */
+export interface Model {
+  /**
+   * Shown in /v1/models.
+   */
+  owned_by?: string;
+  /**
+   * Completion tokens reserved when the request sets no limit (default 4096).
+   */
+  max_output_tokens?: number;
+  price: Price;
+}
+/**
+ * Quota units charged; token prices are per million tokens.
+ */
+export interface Price {
+  /**
+   * Units per million prompt tokens.
+   */
+  input_per_mtok?: number;
+  /**
+   * Units per million completion tokens.
+   */
+  output_per_mtok?: number;
+  /**
+   * Units per request or task.
+   */
+  per_call?: number;
+}
+/**
+ * Fields a channel inherits with `extends`; the channel's own fields win.
+ */
+export interface ChannelTemplate {
+  auth?: Auth;
+  headers?: Headers;
+  timeouts?: Timeouts;
+  operations?: Operations;
+}
+/**
+ * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `query`: ?<param>=<key>; `none`.
+ */
+export interface Auth {
+  /**
+   * Auth scheme.
+   */
+  scheme: 'bearer' | 'header' | 'query' | 'none';
+  /**
+   * The secret, normally ${env:NAME}. Never logged.
+   */
+  key?: string;
+  /**
+   * Header name for scheme `header`.
+   */
+  header?: string;
+  /**
+   * Text before the key for scheme `header`, e.g. `Token `.
+   */
+  prefix?: string;
+  /**
+   * Query parameter for scheme `query`.
+   */
+  param?: string;
+}
+/**
+ * Static headers sent to the upstream.
+ */
+export interface Headers {
+  [k: string]: string;
+}
+/**
+ * Upstream timeouts in milliseconds.
+ */
+export interface Timeouts {
+  /**
+   * TCP/TLS connect (default 5000).
+   */
+  connect_ms?: number;
+  /**
+   * From request sent to response headers (default 60000).
+   */
+  first_byte_ms?: number;
+  /**
+   * Longest gap between body chunks (default 120000).
+   */
+  idle_ms?: number;
+}
+/**
+ * Operations (see routes.yaml `operation`) this channel implements.
+ */
+export interface Operations {
+  [k: string]: Operation;
+}
+/**
+ * How one operation reaches the upstream. Omit the JSONata slots when the vendor speaks the unified format: the body then passes untouched.
+ */
+export interface Operation {
+  /**
+   * Upstream path, appended to base_url. `{model}` is replaced by the upstream model.
+   */
+  path: string;
+  /**
+   * JSONata: unified request → vendor request. Bindings: $model (upstream model), $stream.
+   */
+  request?: string;
+  /**
+   * JSONata: vendor response → unified response.
+   */
+  response?: string;
+  /**
+   * JSONata: one vendor stream event (parsed JSON) → unified chunk, an array of chunks, or nothing to drop it.
+   */
+  chunk?: string;
+  /**
+   * JSONata: vendor error body → {message, code}.
+   */
+  error?: string;
+  /**
+   * How a healthy upstream stream ends: `done` (a `data: [DONE]` event, OpenAI style; the default) or `eof` (the connection simply ends). Anything else is reported to the client as a cut stream.
+   */
+  stream_end?: 'done' | 'eof';
+}
+/**
+ * One upstream endpoint with its credentials and the models it serves.
+ */
+export interface Channel {
+  /**
+   * Unique channel id (snake_case).
+   */
+  id: string;
+  /**
+   * Name of a template in `templates`.
+   */
+  extends?: string;
+  /**
+   * A disabled channel is never selected (default true).
+   */
+  enabled?: boolean;
+  /**
+   * Upstream origin, e.g. https://api.openai.com. May use ${env:NAME} or ${env:NAME:-default}.
+   */
+  base_url: string;
+  auth?: Auth;
+  headers?: Headers;
+  /**
+   * Groups allowed to use this channel.
+   *
+   * @minItems 1
+   */
+  groups: [string, ...string[]];
+  /**
+   * Public model names served.
+   *
+   * @minItems 1
+   */
+  models: [string, ...string[]];
+  /**
+   * Public model name → upstream model name.
+   */
+  model_map?: {
+    [k: string]: string;
+  };
+  /**
+   * Higher priorities are tried first (default 0).
+   */
+  priority?: number;
+  /**
+   * Relative share among channels of equal priority (default 1).
+   */
+  weight?: number;
+  timeouts?: Timeouts;
+  operations?: Operations;
+}

@@ -1,0 +1,91 @@
+/* Generated from schemas/ by scripts/gen-types.mjs. Do not edit: run `npm run gen:types`. */
+
+/**
+ * routes.yaml: the public routes of the gateway, each with its policy and limits.
+ */
+export interface RoutesFile {
+  /**
+   * Config format version.
+   */
+  version: 1;
+  defaults?: RouteLimits;
+  /**
+   * Public routes, matched by method and path.
+   *
+   * @minItems 1
+   */
+  routes: [Route, ...Route[]];
+}
+/**
+ * Bounds applied to a route; unset fields take the file's defaults, then built-in defaults.
+ */
+export interface RouteLimits {
+  /**
+   * Largest request body accepted, checked while reading (default 1 MiB).
+   */
+  max_body_bytes?: number;
+  /**
+   * Deepest JSON nesting accepted (default 64).
+   */
+  max_json_depth?: number;
+  /**
+   * Largest non-streamed upstream body read (default 64 MiB).
+   */
+  max_response_bytes?: number;
+  /**
+   * Largest single SSE event relayed (default 8 MiB).
+   */
+  max_sse_event_bytes?: number;
+  rate_limit?: RateLimit;
+}
+/**
+ * Per-token request rate limit: at most `requests` per `window_s` seconds.
+ */
+export interface RateLimit {
+  /**
+   * Requests allowed per window.
+   */
+  requests: number;
+  /**
+   * Window length in seconds.
+   */
+  window_s: number;
+}
+/**
+ * One public route.
+ */
+export interface Route {
+  /**
+   * Unique route id (snake_case), used in logs and metrics.
+   */
+  id: string;
+  /**
+   * HTTP method.
+   */
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Path; `{name}` segments capture parameters.
+   */
+  path: string;
+  /**
+   * The operation channels implement for this route (defaults to the route id).
+   */
+  operation?: string;
+  /**
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list).
+   */
+  policy: 'stream' | 'json' | 'task' | 'passthrough' | 'models';
+  /**
+   * Request body JSON Schema, relative to schemas/api/.
+   */
+  body_schema?: string;
+  /**
+   * Whether the route needs a client token.
+   */
+  auth?: boolean;
+  /**
+   * `error.type` for gateway-level errors on this route (Shape A).
+   */
+  error_type?: string;
+  limits?: RouteLimits;
+}
