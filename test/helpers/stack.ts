@@ -1,0 +1,71 @@
+// Test harness: the vendor simulator and a gateway in front of it on loopback, with a fresh store and captured logs.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { startSimulator, type Simulator } from '../../simulator/server.js';
+import { startGateway, type Running } from '../../src/start.js';
+import { projectRoot } from '../../src/config/load-config.js';
+
+export interface Stack {
+  sim: Simulator;
+  gw: Running;
+  url: string;
+  storeUri: string;
+  /** Every log line the gateway wrote, parsed. */
+  logs(): Record<string, any>[];
+  rawLogs(): string;
+  token(opts?: { group?: string; quota?: number; models?: string[] }): Promise<{ key: string; id: string }>;
+  balance(id: string): Promise<number | undefined>;
+  /** Stops the gateway only (the store file stays) and starts a new one on the same store. */
+  restartGateway(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StackOptions { configDir?: string; env?: Record<string, string>; storeUri?: string; simKeys?: string[] }
+
+export const fixture = (name: string) => join(projectRoot, 'test', 'fixtures', name);
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const sim = await startSimulator({ port: 0, keys: opts.simKeys ?? ['sim-key', 'key-a', 'key-b', 'key-c'] });
+  const storeUri = opts.storeUri ?? `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-test-')), 'store.sqlite')}`;
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
+  const logger = pino({ level: 'debug' }, sink);
+  const env = { ...process.env, SWITCHYARD_SIM_URL: sim.url, ...opts.env };
+  const boot = () => startGateway({ port: 0, configDir: opts.configDir, storeUri, env, logger });
+  let gw = await boot();
+  const stack: Stack = {
+    sim,
+    get gw() { return gw; },
+    get url() { return gw.url; },
+    storeUri,
+    logs: () => lines.map((l) => JSON.parse(l)),
+    rawLogs: () => lines.join('\n'),
+    async token(t = {}) {
+      const { key, record } = await gw.gateway.tokens.create({ group: t.group ?? 'default', quota: t.quota ?? 1_000_000, models: t.models });
+      return { key, id: record.id };
+    },
+    balance: (id) => gw.store.quota.balance(id),
+    async restartGateway() {
+      await gw.close();
+      gw = await boot();
+    },
+    async close() {
+      await gw.close();
+      await sim.close();
+    },
+  };
+  return stack;
+}
+
+/** Polls until `check` passes or the time is up; for effects that land just after a response ends. */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 3000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  if (!(await check())) throw new Error('condition not met in time');
+}
