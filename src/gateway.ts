@@ -5,15 +5,18 @@ import { RouteTable } from './http/route-table.js';
 import { RateLimiter } from './pipeline/rate-limit.js';
 import type { Store } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
+import { TaskRepo } from './tasks/task-repo.js';
 
 export class Gateway {
   runtime!: Runtime;
   routes!: RouteTable;
   readonly tokens: TokenStore;
   readonly limiter = new RateLimiter();
+  readonly tasks: TaskRepo;
 
   constructor(runtime: Runtime, readonly store: Store, readonly log: Logger) {
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
+    this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
     this.swap(runtime);
   }
 

@@ -7,6 +7,7 @@ import { newContext, type RequestContext } from './pipeline/context.js';
 import { authenticate } from './pipeline/authenticate.js';
 import { serveStream } from './policies/stream-policy.js';
 import { serveModels } from './policies/models-policy.js';
+import { serveTask } from './policies/task-policy.js';
 import { logRequest } from './log.js';
 
 export function createGatewayServer(g: Gateway): Server {
@@ -41,6 +42,7 @@ async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, 
     case 'models': return serveModels(g, ctx, res);
     case 'stream':
     case 'json': return serveStream(g, ctx, req, res);
+    case 'task': return serveTask(g, ctx, req, res);
     default: throw new GatewayError('not_found', `Policy ${ctx.route!.policy} is not available yet`);
   }
 }

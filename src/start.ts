@@ -8,9 +8,10 @@ import { openStore, type Store } from './store/open-store.js';
 import { Gateway } from './gateway.js';
 import { createGatewayServer } from './server.js';
 import { createLogger } from './log.js';
+import { TaskPoller } from './tasks/poller.js';
 
-export interface StartOptions { port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv; logger?: Logger }
-export interface Running { gateway: Gateway; server: Server; url: string; port: number; store: Store; close(): Promise<void> }
+export interface StartOptions { port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv; logger?: Logger; poller?: boolean }
+export interface Running { gateway: Gateway; server: Server; url: string; port: number; store: Store; poller: TaskPoller; close(): Promise<void> }
 
 export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const log = opts.logger ?? createLogger();
@@ -23,14 +24,17 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
+  const poller = new TaskPoller(gateway);
+  if (opts.poller !== false) poller.start();
   const port = (server.address() as AddressInfo).port;
   const url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
   log.info({ url, config: runtime.hash, store: store.describe }, 'switchyard listening');
   return {
-    gateway, server, url, port, store,
+    gateway, server, url, port, store, poller,
     async close() {
       server.close();
       server.closeAllConnections();
+      await poller.stop();
       await store.close();
       log.flush?.();
     },

@@ -17,3 +17,9 @@ export function estimateChat(model: Model, body: Record<string, unknown>, bodyBy
 }
 
 const firstNumber = (...xs: unknown[]) => xs.find((x): x is number => typeof x === 'number');
+
+/** A task's price: per call plus per second of media (5 s when the request names no duration). */
+export function taskCharge(model: Model, seconds: number | undefined): number {
+  const p = model.price;
+  return Math.ceil((p.per_call ?? 0) + (p.per_second ?? 0) * (seconds ?? 5));
+}

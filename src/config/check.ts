@@ -35,6 +35,7 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
 
   crossRefs(routes, channels, registry, (l, p, m) => at(routesFile, l, p, m), (l, p, m) => at(channelsFile, l, p, m));
   transformsLayer(channels, (p, m) => at(channelsFile, 'error', p, m));
+  routeTransformsLayer(routes, (p, m) => at(routesFile, 'error', p, m));
   const resolvedChannels = envLayer(channels, env, (l, p, m) => at(channelsFile, l, p, m));
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
   return { ok: true, config: { routes, channels, resolvedChannels, diagnostics: diags }, diagnostics: diags };
@@ -73,9 +74,8 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     if (seen.has(key)) routeAt('error', `/routes/${i}/path`, `duplicate route ${key} (also /routes/${seen.get(key)})`);
     seen.set(key, i);
     if (routes.routes.findIndex((x) => x.id === r.id) !== i) routeAt('error', `/routes/${i}/id`, `duplicate route id "${r.id}"`);
-    if (r.body_schema && !registry.ajv.getSchema(r.body_schema)) {
-      routeAt('error', `/routes/${i}/body_schema`, `no schema "${r.body_schema}" in schemas/api/`);
-    }
+    const bad = r.body_schema && registry.problem(r.body_schema);
+    if (bad) routeAt('error', `/routes/${i}/body_schema`, bad);
     const op = r.operation ?? r.id;
     const served = channels.channels.some((c) => withTemplate(c, channels).operations?.[op]);
     if (['stream', 'json', 'task', 'passthrough'].includes(r.policy) && !served) {
@@ -96,8 +96,10 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     else authRules(ch.auth, `${p}/auth`, chanAt);
     if (!ch.operations || !Object.keys(ch.operations).length) chanAt('error', p, 'operations is required (set it here or in the template)');
   });
-  for (const m of Object.keys(channels.models)) {
+  for (const [m, spec] of Object.entries(channels.models)) {
     if (!channels.channels.some((c) => c.models.includes(m))) chanAt('warning', `/models/${m}`, `no channel serves model "${m}"`);
+    const bad = spec.body_schema && registry.problem(spec.body_schema);
+    if (bad) chanAt('error', `/models/${m}/body_schema`, bad);
   }
 }
 
@@ -105,21 +107,30 @@ function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): v
   if (auth.scheme !== 'none' && !auth.key) at('error', p, `scheme "${auth.scheme}" needs key`);
   if (auth.scheme === 'header' && !auth.header) at('error', p, 'scheme "header" needs header');
   if (auth.scheme === 'query' && !auth.param) at('error', p, 'scheme "query" needs param');
+  if (auth.scheme === 'jwt_hs256' && !auth.secret) at('error', p, 'scheme "jwt_hs256" needs secret');
+}
+
+const jsonataSlots = ['request', 'response', 'chunk', 'error', 'path_expr', 'model_expr', 'answer', 'seconds'];
+
+/** Parses every JSONata slot found in an object tree (operations, poll blocks, task routes). */
+function parseSlots(node: unknown, base: string, at: (p: string, m: string) => void): void {
+  if (!node || typeof node !== 'object') return;
+  for (const [k, v] of Object.entries(node)) {
+    if (typeof v === 'string' && jsonataSlots.includes(k)) {
+      try { compileTransform(v, 50); } catch (e) {
+        if (e instanceof TransformError) at(`${base}/${k}`, e.message);
+        else throw e;
+      }
+    } else if (v && typeof v === 'object' && k !== 'status_map') parseSlots(v, `${base}/${k}`, at);
+  }
+}
+
+function routeTransformsLayer(routes: RoutesFile, at: (p: string, m: string) => void): void {
+  routes.routes.forEach((r, i) => parseSlots(r, `/routes/${i}`, at));
 }
 
 function transformsLayer(channels: ChannelsFile, at: (p: string, m: string) => void): void {
-  const visit = (ops: Record<string, Record<string, unknown>> | undefined, base: string) => {
-    for (const [op, spec] of Object.entries(ops ?? {})) {
-      for (const slot of ['request', 'response', 'chunk', 'error']) {
-        const src = spec[slot];
-        if (typeof src !== 'string') continue;
-        try { compileTransform(src, 50); } catch (e) {
-          if (e instanceof TransformError) at(`${base}/${op}/${slot}`, e.message);
-          else throw e;
-        }
-      }
-    }
-  };
+  const visit = (ops: Record<string, unknown> | undefined, base: string) => parseSlots(ops, base, at);
   channels.channels.forEach((c, i) => visit(c.operations as never, `/channels/${i}/operations`));
   for (const [name, t] of Object.entries(channels.templates ?? {})) visit(t.operations as never, `/templates/${name}/operations`);
 }

@@ -5,9 +5,12 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { CheckedConfig } from './check.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import { compileTransform } from '../transform/compile-transform.js';
-import { defaultLimits, defaultTimeouts, type CompiledChannel, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
+import { defaultLimits, defaultTaskSettings, defaultTimeouts, type CompiledChannel, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
 import type { Channel } from '../types/generated/channels.js';
-import type { RouteLimits } from '../types/generated/routes.js';
+import type { RouteLimits, Route } from '../types/generated/routes.js';
+import type { CompiledTaskRoute } from './runtime.js';
+
+const defaultSecondsExpr = '$number(seconds ? seconds : duration ? duration : metadata.duration)';
 
 export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Runtime {
   const dispatch = cfg.channels.dispatch ?? {};
@@ -22,9 +25,15 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     errorType: r.error_type,
     limits: resolveLimits(cfg.routes.defaults, r.limits),
     validate: r.body_schema ? registry.get(r.body_schema) : undefined,
+    model: r.model,
+    modelExpr: r.model_expr ? compileTransform(r.model_expr, transformMs) : undefined,
+    multipart: r.multipart ?? false,
+    task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
   }));
   const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs));
   const index = buildIndex(channels);
+  const byId = new Map(channels.map((c) => [c.id, c]));
+  const modelSchemas = new Map(Object.entries(cfg.channels.models).filter(([, m]) => m.body_schema).map(([name, m]) => [name, registry.get(m.body_schema!)]));
   const hash = createHash('sha256').update(JSON.stringify([cfg.routes, cfg.channels])).digest('hex').slice(0, 16);
   return {
     hash,
@@ -34,9 +43,21 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     groups: new Map(Object.entries(cfg.channels.groups)),
     maxAttempts: dispatch.max_attempts ?? 3,
     tokenCacheMs: dispatch.token_cache_ms ?? 2000,
+    tasks: { ...defaultTaskSettings, ...cfg.channels.tasks },
+    modelSchemas,
+    channel: (id) => byId.get(id),
     candidates: (group, model, operation) =>
       (index.get(`${group}\u0000${model}`) ?? []).filter((c) => c.operations.has(operation)),
     groupModels: (group) => [...new Set(channels.filter((c) => c.enabled && c.groups.has(group)).flatMap((c) => [...c.models]))].sort(),
+  };
+}
+
+function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTaskRoute {
+  return {
+    action: t.action, family: t.family, families: t.families,
+    answer: t.answer ? compileTransform(t.answer, ms) : undefined,
+    seconds: compileTransform(t.seconds ?? defaultSecondsExpr, ms),
+    saturatedShape: t.saturated_shape ?? 'A',
   };
 }
 
@@ -56,7 +77,12 @@ function compileChannel(c: Channel, transformMs: number): CompiledChannel {
   const operations = new Map<string, CompiledOperation>();
   for (const [name, op] of Object.entries(c.operations ?? {})) {
     const t = (src?: string) => (src ? compileTransform(src, transformMs) : undefined);
-    operations.set(name, { path: op.path, request: t(op.request), response: t(op.response), chunk: t(op.chunk), error: t(op.error), streamEnd: op.stream_end ?? 'done' });
+    operations.set(name, {
+      path: op.path, request: t(op.request), response: t(op.response), chunk: t(op.chunk), error: t(op.error),
+      streamEnd: op.stream_end ?? 'done', pathExpr: t(op.path_expr), encoding: op.encoding ?? 'json',
+      statusMap: op.status_map ?? {}, contentPath: op.content?.path,
+      poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
+    });
   }
   // Pooled keep-alive connections per channel: the hot path never pays a new handshake.
   const agentOpts = { keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' as const };

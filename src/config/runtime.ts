@@ -2,7 +2,7 @@
 import type { Agent as HttpAgent } from 'node:http';
 import type { ValidateFunction } from 'ajv';
 import type { Transform } from '../transform/compile-transform.js';
-import type { Auth, Model, Group, Timeouts } from '../types/generated/channels.js';
+import type { Auth, Model, Group, Timeouts, TaskSettings } from '../types/generated/channels.js';
 import type { Route, RateLimit } from '../types/generated/routes.js';
 
 export interface RouteLimitsResolved {
@@ -23,6 +23,30 @@ export interface CompiledRoute {
   errorType?: string;
   limits: RouteLimitsResolved;
   validate?: ValidateFunction;
+  /** Fixed model, or an expression picking it from the body; otherwise `body.model`. */
+  model?: string;
+  modelExpr?: Transform;
+  multipart: boolean;
+  task?: CompiledTaskRoute;
+}
+
+export interface CompiledTaskRoute {
+  action: 'submit' | 'query' | 'content' | 'list';
+  family?: string;
+  families?: string[];
+  answer?: Transform;
+  seconds: Transform;
+  saturatedShape: 'A' | 'B';
+}
+
+export type UnifiedStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
+
+export interface CompiledPoll {
+  method: 'GET' | 'POST';
+  path: string;
+  request?: Transform;
+  response: Transform;
+  batch?: number;
 }
 
 export interface CompiledOperation {
@@ -32,6 +56,11 @@ export interface CompiledOperation {
   chunk?: Transform;
   error?: Transform;
   streamEnd: 'done' | 'eof';
+  pathExpr?: Transform;
+  encoding: 'json' | 'multipart';
+  statusMap: Record<string, UnifiedStatus>;
+  poll?: CompiledPoll;
+  contentPath?: string;
 }
 
 export interface CompiledChannel {
@@ -58,6 +87,10 @@ export interface Runtime {
   groups: Map<string, Group>;
   maxAttempts: number;
   tokenCacheMs: number;
+  tasks: Required<TaskSettings>;
+  /** Per-model request schemas (a family's own rules). */
+  modelSchemas: Map<string, ValidateFunction>;
+  channel(id: string): CompiledChannel | undefined;
   /** Enabled channels for group + model, highest priority first. */
   candidates(group: string, model: string, operation: string): CompiledChannel[];
   /** Models a group can reach through at least one enabled channel. */
@@ -69,6 +102,11 @@ export const defaultLimits: RouteLimitsResolved = {
   maxJsonDepth: 64,
   maxResponseBytes: 64 << 20,
   maxSseEventBytes: 8 << 20,
+};
+
+export const defaultTaskSettings: Required<TaskSettings> = {
+  poll_interval_ms: 2000, poll_base_ms: 2000, poll_max_ms: 60000, batch_size: 100, lease_ms: 30000,
+  max_age_s: 86400, refresh_after_ms: 5000, retention_s: 7 * 86400,
 };
 
 export const defaultTimeouts: Required<Timeouts> = { connect_ms: 5000, first_byte_ms: 60000, idle_ms: 120000 };

@@ -10,7 +10,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 export class SchemaRegistry {
   readonly ajv: Ajv;
   constructor(readonly schemasDir: string) {
-    this.ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+    // strictRequired is off: anyOf branches name required fields declared one level up, which is valid JSON Schema.
+    this.ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats(this.ajv);
     // json-schema-to-typescript keywords: declared so strict mode accepts them.
     this.ajv.addVocabulary(['tsType', 'tsEnumNames']);
@@ -19,6 +20,15 @@ export class SchemaRegistry {
       for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
         this.ajv.addSchema(JSON.parse(readFileSync(join(dir, f), 'utf8')));
       }
+    }
+  }
+
+  /** Whether a schema exists and compiles; the reason when it does not. */
+  problem(id: string): string | undefined {
+    try {
+      return this.ajv.getSchema(id) ? undefined : `no schema "${id}" in schemas/api/`;
+    } catch (err) {
+      return `schema "${id}" does not compile: ${(err as Error).message}`;
     }
   }
 

@@ -20,6 +20,9 @@ export const catalog = {
   upstream_timeout: { status: 504, type: 'platform_api_error', message: 'The upstream timed out' },
   bad_response_body: { status: 502, type: 'platform_api_error', message: 'Bad upstream response body' },
   bad_response: { status: 502, type: 'platform_api_error', message: 'copy_response_body_failed' },
+  task_not_found: { status: 404, type: 'invalid_request_error', message: 'Task not found' },
+  task_not_completed: { status: 400, type: 'invalid_request_error', message: 'Task is not completed yet' },
+  task_failed: { status: 400, type: 'platform_api_error', message: 'The upstream refused the task' },
   internal_error: { status: 500, type: 'platform_api_error', message: 'Internal gateway error' },
 } satisfies Record<string, CatalogEntry>;
 
@@ -31,6 +34,8 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly type: string;
   headers?: Record<string, string>;
+  /** Shape B (`{code, message, data: null}`) where the contract asks for it, e.g. saturated task groups. */
+  shape: 'A' | 'B' = 'A';
   constructor(code: ErrorCode, message?: string, opts: { status?: number; type?: string; headers?: Record<string, string> } = {}) {
     const entry: CatalogEntry = catalog[code];
     super(message ?? entry.message);
@@ -55,7 +60,10 @@ export function shapeA(message: string, type: string, code: string): string {
 
 export function sendError(res: ServerResponse, err: GatewayError, requestId: string, typeOverride?: string): void {
   if (res.headersSent) { res.destroy(); return; }
-  const body = shapeA(`${err.message} (request id: ${requestId})`, pickType(err, typeOverride), err.code);
+  const message = `${err.message} (request id: ${requestId})`;
+  const body = err.shape === 'B'
+    ? JSON.stringify({ code: err.code, message, data: null })
+    : shapeA(message, pickType(err, typeOverride), err.code);
   res.writeHead(err.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -11,11 +11,16 @@ import { orderCandidates } from './select-channel.js';
 export interface Dispatched { channel: CompiledChannel; response: IncomingMessage; upstreamModel: string }
 export type BuildRequest = (channel: CompiledChannel, upstreamModel: string) => Promise<Omit<UpstreamRequest, 'channel'>>;
 
+/** Which failures may move to the next channel. */
+export interface RetryRule { status(s: number): boolean; afterSend: boolean }
+
 // Channel faults worth another channel: throttling, server errors, and credentials the operator got wrong.
-const retryable = (s: number) => s === 429 || s >= 500 || s === 401 || s === 403 || s === 408;
+export const idempotentRetry: RetryRule = { status: (s) => s === 429 || s >= 500 || s === 401 || s === 403 || s === 408, afterSend: true };
+// A task submit the upstream may have accepted is never sent twice: only refusals that prove it was not.
+export const submitRetry: RetryRule = { status: (s) => s === 429 || s === 503 || s === 401 || s === 403, afterSend: false };
 
 export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse,
-  group: string, model: string, operation: string, build: BuildRequest): Promise<Dispatched> {
+  group: string, model: string, operation: string, build: BuildRequest, rule: RetryRule = idempotentRetry): Promise<Dispatched> {
   const cands = orderCandidates(g.runtime.candidates(group, model, operation)).slice(0, g.runtime.maxAttempts);
   if (!cands.length) throw new GatewayError('no_available_channel', `No channel is available for model ${model}`);
   let last: { status?: number; failure?: UpstreamFailure; retryAfter?: string } = {};
@@ -29,7 +34,7 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
       const response = await sendUpstream(req, res, { ...u, channel });
       const status = response.statusCode ?? 502;
       ctx.attempts.push({ channel: channel.id, status, ms: Math.round(performance.now() - t0) });
-      if (!retryable(status)) return { channel, response, upstreamModel };
+      if (!rule.status(status)) return { channel, response, upstreamModel };
       last = { status, retryAfter: header(response, 'retry-after') };
       response.resume();
     } catch (err) {
@@ -37,6 +42,7 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
       const failure = err instanceof UpstreamFailure ? err : new UpstreamFailure('network', (err as Error).message);
       ctx.attempts.push({ channel: channel.id, error: `${failure.kind}: ${failure.message}`, ms: Math.round(performance.now() - t0) });
       last = { failure };
+      if (failure.kind !== 'connect' && !rule.afterSend) break;
     }
   }
   throw exhausted(last, cands.length);

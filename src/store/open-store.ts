@@ -5,11 +5,14 @@ import Keyv from 'keyv';
 import KeyvSqlite from '@keyv/sqlite';
 import { SqliteQuotaLedger } from './sqlite-quota.js';
 import type { QuotaLedger } from './quota-ledger.js';
+import { SqliteTaskIndex } from './sqlite-task-index.js';
+import type { TaskIndex } from './task-index.js';
 
 export interface Store {
   /** A keyv namespace ('tokens', 'tasks', ...); records are JSON. */
   kv(namespace: string): Keyv;
   quota: QuotaLedger;
+  tasks: TaskIndex;
   describe: string;
   close(): Promise<void>;
 }
@@ -36,10 +39,13 @@ async function openSqlite(uri: string): Promise<Store> {
   await main.query('PRAGMA synchronous=NORMAL');
   const quota = new SqliteQuotaLedger(main.query.bind(main));
   await quota.init();
+  const tasks = new SqliteTaskIndex(main.query.bind(main));
+  await tasks.init();
   const spaces = new Map<string, Keyv>();
   return {
     describe: `sqlite ${file}`,
     quota,
+    tasks,
     kv(namespace) {
       let kv = spaces.get(namespace);
       if (!kv) {

@@ -1,5 +1,5 @@
 // One upstream attempt through http-proxy-3: resolves with the response head, rejects on connect/first-byte failure.
-import type { IncomingMessage, ServerResponse, ClientRequest } from 'node:http';
+import type { IncomingMessage, ServerResponse, ClientRequest, Agent } from 'node:http';
 import { Readable } from 'node:stream';
 import { Socket } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
@@ -13,7 +13,12 @@ export interface UpstreamRequest {
   body?: Buffer;
   contentType?: string;
   accept?: string;
+  /** Extra headers forwarded from the client on purpose (e.g. `range` for downloads). */
+  forward?: Record<string, string>;
 }
+
+/** A request to an absolute URL (a stored result URL) rather than a channel path. */
+export interface RawTarget { url: URL; agent: Agent; headers: Record<string, string>; method: string; body?: Buffer; connectMs: number; firstByteMs: number }
 
 export class UpstreamFailure extends Error {
   constructor(readonly kind: 'connect' | 'timeout' | 'network', message: string) { super(message); }
@@ -51,9 +56,9 @@ function armTimeouts(proxyReq: ClientRequest, socket: Socket, p: Pending): void 
   proxyReq.once('close', () => clearTimeout(timer));
 }
 
-/** Sends the request; the client's own headers never reach the upstream (see forwardHeaders). */
+/** Sends a request on a channel with its auth; the client's own headers never reach the upstream. */
 export function sendUpstream(req: IncomingMessage, res: ServerResponse, u: UpstreamRequest): Promise<IncomingMessage> {
-  const headers: Record<string, string> = { ...u.channel.headers, accept: u.accept ?? 'application/json' };
+  const headers: Record<string, string> = { ...u.channel.headers, ...u.forward, accept: u.accept ?? 'application/json' };
   if (u.body) {
     headers['content-type'] = u.contentType ?? 'application/json';
     headers['content-length'] = String(u.body.length);
@@ -61,18 +66,25 @@ export function sendUpstream(req: IncomingMessage, res: ServerResponse, u: Upstr
     headers['content-length'] = '0';
   }
   const path = applyAuth(u.channel.auth, headers, joinPath(u.channel.baseUrl, u.path));
-  const target = new URL(path, u.channel.baseUrl);
+  const { connect_ms, first_byte_ms } = u.channel.timeouts;
+  return sendRaw(req, res, {
+    url: new URL(path, u.channel.baseUrl), agent: u.channel.agent, headers, method: u.method, body: u.body,
+    connectMs: connect_ms, firstByteMs: first_byte_ms,
+  });
+}
+
+export function sendRaw(req: IncomingMessage, res: ServerResponse, t: RawTarget): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const tracked = req as Tracked;
-    tracked[kPending] = { resolve, reject, connectMs: u.channel.timeouts.connect_ms, firstByteMs: u.channel.timeouts.first_byte_ms };
+    tracked[kPending] = { resolve, reject, connectMs: t.connectMs, firstByteMs: t.firstByteMs };
     // http-proxy-3 copies req.headers; replacing them keeps client keys and cookies away from vendors.
-    req.headers = { host: target.host };
+    req.headers = { host: t.url.host };
     proxy.web(req, res, {
-      target,
-      agent: u.channel.agent,
-      method: u.method,
-      headers,
-      buffer: Readable.from(u.body ? [u.body] : []),
+      target: t.url,
+      agent: t.agent,
+      method: t.method,
+      headers: t.headers,
+      buffer: Readable.from(t.body ? [t.body] : []),
     }, (err: Error) => {
       tracked[kPending] = undefined;
       reject(err instanceof UpstreamFailure ? err : classify(err));

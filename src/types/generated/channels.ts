@@ -31,6 +31,7 @@ export interface ChannelsFile {
    * Upstream channels.
    */
   channels: Channel[];
+  tasks?: TaskSettings;
 }
 /**
  * Gateway-wide dispatch settings.
@@ -58,6 +59,10 @@ export interface Group {
    */
   description?: string;
   rate_limit?: RateLimit;
+  /**
+   * Most unfinished upstream tasks the group may have at once; more are refused with too_many_requests.
+   */
+  max_inflight_tasks?: number;
 }
 /**
  * Per-token request rate limit: at most `requests` per `window_s` seconds.
@@ -85,6 +90,10 @@ export interface Model {
    */
   max_output_tokens?: number;
   price: Price;
+  /**
+   * Extra request schema (in schemas/api/) checked for this model after the route's: a family's own rules.
+   */
+  body_schema?: string;
 }
 /**
  * Quota units charged; token prices are per million tokens.
@@ -102,6 +111,10 @@ export interface Price {
    * Units per request or task.
    */
   per_call?: number;
+  /**
+   * Units per second of generated media (tasks).
+   */
+  per_second?: number;
 }
 /**
  * Fields a channel inherits with `extends`; the channel's own fields win.
@@ -113,13 +126,13 @@ export interface ChannelTemplate {
   operations?: Operations;
 }
 /**
- * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `query`: ?<param>=<key>; `none`.
+ * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `query`: ?<param>=<key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key>, minted per request; `none`.
  */
 export interface Auth {
   /**
    * Auth scheme.
    */
-  scheme: 'bearer' | 'header' | 'query' | 'none';
+  scheme: 'bearer' | 'header' | 'query' | 'jwt_hs256' | 'none';
   /**
    * The secret, normally ${env:NAME}. Never logged.
    */
@@ -136,6 +149,14 @@ export interface Auth {
    * Query parameter for scheme `query`.
    */
   param?: string;
+  /**
+   * Signing secret for `jwt_hs256`, normally ${env:NAME}. Never logged.
+   */
+  secret?: string;
+  /**
+   * Lifetime of a minted JWT in seconds (default 1800).
+   */
+  ttl_s?: number;
 }
 /**
  * Static headers sent to the upstream.
@@ -179,7 +200,7 @@ export interface Operation {
    */
   request?: string;
   /**
-   * JSONata: vendor response → unified response.
+   * JSONata: vendor response → unified response. For task submits it yields {upstream_id, status?, error?}.
    */
   response?: string;
   /**
@@ -194,6 +215,56 @@ export interface Operation {
    * How a healthy upstream stream ends: `done` (a `data: [DONE]` event, OpenAI style; the default) or `eof` (the connection simply ends). Anything else is reported to the client as a cut stream.
    */
   stream_end?: 'done' | 'eof';
+  /**
+   * JSONata: the upstream path computed from the unified request (bindings $model), when one static path is not enough.
+   */
+  path_expr?: string;
+  /**
+   * Upstream request body encoding (default json).
+   */
+  encoding?: 'json' | 'multipart';
+  /**
+   * Vendor status → unified status (queued, in_progress, completed, failed). Unlisted statuses leave the task unchanged.
+   */
+  status_map?: {
+    [k: string]: 'queued' | 'in_progress' | 'completed' | 'failed';
+  };
+  poll?: Poll;
+  content?: Content;
+}
+/**
+ * How a task submitted through this operation is refreshed.
+ */
+export interface Poll {
+  /**
+   * HTTP method (default GET).
+   */
+  method?: 'GET' | 'POST';
+  /**
+   * Upstream path; `{upstream_id}` and `{model}` are replaced.
+   */
+  path: string;
+  /**
+   * JSONata: body for POST polls (bindings $upstream_id, $upstream_ids, $model).
+   */
+  request?: string;
+  /**
+   * JSONata: vendor answer → {status, progress?, result_url?, error?} (or an array of them with upstream_id for batch polls).
+   */
+  response: string;
+  /**
+   * Poll up to this many tasks of the channel in one request (`$upstream_ids`).
+   */
+  batch?: number;
+}
+/**
+ * Where a completed task's result is fetched from.
+ */
+export interface Content {
+  /**
+   * Upstream path with `{upstream_id}`, fetched with the channel's auth; without it the stored result URL is fetched.
+   */
+  path?: string;
 }
 /**
  * One upstream endpoint with its credentials and the models it serves.
@@ -245,4 +316,41 @@ export interface Channel {
   weight?: number;
   timeouts?: Timeouts;
   operations?: Operations;
+}
+/**
+ * The background task poller and task lifetimes.
+ */
+export interface TaskSettings {
+  /**
+   * How often the poller looks for due tasks (default 2000).
+   */
+  poll_interval_ms?: number;
+  /**
+   * First delay between polls of one task; doubles per poll with ±20% jitter (default 2000).
+   */
+  poll_base_ms?: number;
+  /**
+   * Longest delay between polls of one task (default 60000).
+   */
+  poll_max_ms?: number;
+  /**
+   * Tasks claimed per poller pass (default 100).
+   */
+  batch_size?: number;
+  /**
+   * How long one instance holds a claimed task before another may poll it (default 30000).
+   */
+  lease_ms?: number;
+  /**
+   * A task not finished after this long fails as timed out and is refunded (default 86400).
+   */
+  max_age_s?: number;
+  /**
+   * A query refreshes an unfinished task from the upstream when its record is older than this (default 5000).
+   */
+  refresh_after_ms?: number;
+  /**
+   * How long finished task records are kept (default 7 days).
+   */
+  retention_s?: number;
 }

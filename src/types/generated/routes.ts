@@ -88,4 +88,46 @@ export interface Route {
    */
   error_type?: string;
   limits?: RouteLimits;
+  /**
+   * A fixed model for routes whose body names none (billing and dispatch use it).
+   */
+  model?: string;
+  /**
+   * JSONata picking the model from the body when it is not `model` (e.g. `model_name`).
+   */
+  model_expr?: string;
+  /**
+   * Also accept multipart/form-data: fields become body properties, files become {filename, content_type, size, data (base64)}.
+   */
+  multipart?: boolean;
+  task?: TaskRoute;
+}
+/**
+ * How a `task` route acts on task records.
+ */
+export interface TaskRoute {
+  /**
+   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body.
+   */
+  action: 'submit' | 'query' | 'content' | 'list';
+  /**
+   * Submit: the family stored on the record (e.g. `video`).
+   */
+  family?: string;
+  /**
+   * Query, list, content: families whose records this route may show.
+   */
+  families?: string[];
+  /**
+   * JSONata: the task's public view (bindings $base_url) → the client's body. Default: the OpenAI video object.
+   */
+  answer?: string;
+  /**
+   * JSONata: billable seconds from the body for `per_second` prices (default: seconds, else duration, else metadata.duration).
+   */
+  seconds?: string;
+  /**
+   * Error shape when the group's in-flight task limit is reached: `A` or `B` (code, message, data: null).
+   */
+  saturated_shape?: 'A' | 'B';
 }

@@ -1,0 +1,30 @@
+// Shapes a task for the client: the route's JSONata `answer`, else the unified video objects.
+import type { ServerResponse } from 'node:http';
+import type { Gateway } from '../gateway.js';
+import type { CompiledRoute } from '../config/runtime.js';
+import { publicView, videoObject, type TaskRecord } from './task-record.js';
+
+export async function taskBody(g: Gateway, route: CompiledRoute, rec: TaskRecord, baseUrl: string): Promise<unknown> {
+  const view = publicView(rec, contentUrl(g, rec, baseUrl));
+  if (route.task?.answer) return route.task.answer.run(view, { base_url: baseUrl });
+  if (route.task?.action === 'submit') {
+    return { id: view.id, task_id: view.task_id, object: 'video', model: view.model, status: view.status, progress: view.progress, created_at: view.created_at };
+  }
+  return videoObject(view);
+}
+
+export async function answerTask(g: Gateway, route: CompiledRoute, rec: TaskRecord, res: ServerResponse, baseUrl: string): Promise<void> {
+  sendJson(res, 200, await taskBody(g, route, rec, baseUrl));
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The gateway's own download route for the task's family; results are never handed out as vendor URLs. */
+function contentUrl(g: Gateway, rec: TaskRecord, baseUrl: string): string | undefined {
+  const route = g.runtime.routes.find((r) => r.task?.action === 'content' && (!r.task.families || r.task.families.includes(rec.family)));
+  return route ? `${baseUrl}${route.path.replace('{id}', rec.id)}` : undefined;
+}

@@ -1,0 +1,54 @@
+// Streams a completed task's result through the gateway with backpressure: status, type, length and Range pass through.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { Gateway } from '../gateway.js';
+import type { RequestContext } from '../pipeline/context.js';
+import { GatewayError } from '../http/errors.js';
+import { sendRaw, sendUpstream, UpstreamFailure } from '../transport/send-upstream.js';
+import { ownTask } from './query.js';
+import type { TaskRecord } from './task-record.js';
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'last-modified', 'etag'];
+
+export async function serveContent(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const rec = await ownTask(g, ctx, ctx.params.id);
+  if (rec.status !== 'completed') throw new GatewayError('task_not_completed', `Task is not completed yet, current status: ${rec.status}`);
+  const range = typeof req.headers.range === 'string' ? { range: req.headers.range } : undefined;
+  let upstream: IncomingMessage;
+  try {
+    upstream = await open(g, req, res, rec, range);
+  } catch (err) {
+    throw new GatewayError(err instanceof UpstreamFailure && err.kind === 'timeout' ? 'upstream_timeout' : 'bad_response', 'copy_response_body_failed');
+  }
+  const status = upstream.statusCode ?? 502;
+  if (status !== 200 && status !== 206) {
+    upstream.resume();
+    throw new GatewayError(status === 416 ? 'invalid_request' : 'bad_response', status === 416 ? 'Requested range not satisfiable' : 'copy_response_body_failed', { status: status === 416 ? 416 : 502 });
+  }
+  const headers: Record<string, string> = { 'cache-control': 'private, max-age=3600' };
+  for (const h of passHeaders) if (upstream.headers[h]) headers[h] = String(upstream.headers[h]);
+  res.writeHead(status, headers);
+  upstream.pipe(res);
+  // A client that stops reading or leaves releases the upstream too: nothing accumulates in the gateway.
+  res.once('close', () => { if (!upstream.readableEnded) upstream.destroy(); });
+}
+
+/** Only what the record holds is fetched: the vendor's content path with the channel's auth, or the stored URL. */
+function open(g: Gateway, req: IncomingMessage, res: ServerResponse, rec: TaskRecord, range?: Record<string, string>): Promise<IncomingMessage> {
+  const channel = g.runtime.channel(rec.channel);
+  const contentPath = channel?.operations.get(rec.operation)?.contentPath;
+  if (channel && contentPath && rec.upstream_id) {
+    const path = contentPath.replace('{upstream_id}', encodeURIComponent(rec.upstream_id));
+    return sendUpstream(req, res, { channel, method: 'GET', path, accept: '*/*', forward: range });
+  }
+  const stored = rec.result_urls[0];
+  if (!stored) throw new GatewayError('bad_response', 'copy_response_body_failed');
+  const url = new URL(stored);
+  const timeouts = channel?.timeouts ?? { connect_ms: 5000, first_byte_ms: 60000 };
+  return sendRaw(req, res, {
+    url, method: 'GET', agent: url.protocol === 'https:' ? agents.https : agents.http, headers: { accept: '*/*', ...range },
+    connectMs: timeouts.connect_ms, firstByteMs: timeouts.first_byte_ms,
+  });
+}

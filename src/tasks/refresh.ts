@@ -1,0 +1,67 @@
+// Asks the upstream about tasks of one channel (singly or in one batch) and applies what it says.
+import type { Gateway } from '../gateway.js';
+import type { CompiledChannel, CompiledOperation, CompiledPoll } from '../config/runtime.js';
+import { fetchUpstream } from '../transport/upstream-fetch.js';
+import { applyUpdate } from './apply-update.js';
+import { normalise, type PollResult } from './status-map.js';
+import { nowSeconds, type TaskRecord } from './task-record.js';
+
+/** Refreshes tasks that share a channel and operation; failures leave tasks as they were for the next pass. */
+export async function refreshTasks(g: Gateway, tasks: TaskRecord[]): Promise<TaskRecord[]> {
+  const out: TaskRecord[] = [];
+  const live: TaskRecord[] = [];
+  for (const t of tasks) {
+    const expired = nowSeconds() - t.created_at > g.runtime.tasks.max_age_s;
+    const op = g.runtime.channel(t.channel)?.operations.get(t.operation);
+    if (expired) out.push(await fail(g, t, 'timeout', `the task did not finish within ${g.runtime.tasks.max_age_s} s`));
+    else if (!op?.poll || !t.upstream_id) out.push(await fail(g, t, 'channel_unavailable', 'the channel that accepted this task is no longer configured'));
+    else live.push(t);
+  }
+  if (!live.length) return out;
+  const channel = g.runtime.channel(live[0].channel)!;
+  const op = channel.operations.get(live[0].operation)!;
+  const poll = op.poll!;
+  const size = poll.batch ?? 1;
+  for (let i = 0; i < live.length; i += size) {
+    out.push(...await refreshGroup(g, channel, op, poll, live.slice(i, i + size)));
+  }
+  return out;
+}
+
+const fail = (g: Gateway, t: TaskRecord, code: string, message: string) =>
+  applyUpdate(g, t, { status: 'failed', progress: 100, urls: [], error: message, errorCode: code });
+
+async function refreshGroup(g: Gateway, channel: CompiledChannel, op: CompiledOperation, poll: CompiledPoll, group: TaskRecord[]): Promise<TaskRecord[]> {
+  const results = await askUpstream(channel, poll, group).catch((err) => {
+    g.log.warn({ channel: channel.id, tasks: group.map((t) => t.id), err: (err as Error).message }, 'task poll failed');
+    return undefined;
+  });
+  const out: TaskRecord[] = [];
+  for (const t of group) {
+    const r = results?.get(t.upstream_id!);
+    if (!r) { out.push(await applyUpdate(g, t, undefined)); continue; }
+    const update = normalise(op, r);
+    if (!update) g.log.warn({ task_id: t.id, channel: channel.id, upstream_status: String(r.status) }, 'unknown upstream task status');
+    out.push(await applyUpdate(g, t, update, r.status === undefined ? undefined : String(r.status)));
+  }
+  return out;
+}
+
+/** Results by upstream id; transient upstream trouble (429, 5xx, unreadable body) yields none. */
+async function askUpstream(channel: CompiledChannel, poll: CompiledPoll, group: TaskRecord[]): Promise<Map<string, PollResult>> {
+  const ids = group.map((t) => t.upstream_id!);
+  const bindings = { upstream_id: ids[0], upstream_ids: ids, model: group[0].upstream_model };
+  const path = poll.path.replace('{upstream_id}', encodeURIComponent(ids[0])).replace('{model}', encodeURIComponent(group[0].upstream_model));
+  const body = poll.request ? Buffer.from(JSON.stringify(await poll.request.run({}, bindings))) : undefined;
+  const res = await fetchUpstream(channel, { method: poll.method, path, body });
+  if (res.status === 429 || res.status >= 500) throw new Error(`upstream answered ${res.status}`);
+  const parsed = JSON.parse(res.body.toString('utf8'));
+  const mapped = await poll.response.run(parsed, { ...bindings, http_status: res.status });
+  const list = (Array.isArray(mapped) ? mapped : [mapped]) as PollResult[];
+  const byId = new Map<string, PollResult>();
+  list.forEach((r, i) => {
+    const id = r?.upstream_id !== undefined ? String(r.upstream_id) : poll.batch ? undefined : ids[i];
+    if (id !== undefined && r) byId.set(id, r);
+  });
+  return byId;
+}

@@ -1,0 +1,118 @@
+// Task submit: validate → reserve an in-flight slot and the quota → dispatch once → store the record → answer.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Gateway } from '../gateway.js';
+import type { CompiledChannel, CompiledRoute } from '../config/runtime.js';
+import type { RequestContext } from '../pipeline/context.js';
+import { GatewayError } from '../http/errors.js';
+import { describeAjvErrors } from '../config/schema-registry.js';
+import { readJsonBody } from '../policies/read-json-body.js';
+import { resolveModel } from '../pipeline/model-access.js';
+import { dispatch, submitRetry, upstreamClientError } from '../pipeline/dispatch.js';
+import { readLimited } from '../transport/read-limited.js';
+import { encodeMultipart } from '../http/multipart.js';
+import { taskCharge } from '../billing/price.js';
+import { newTaskId, nowSeconds, type TaskRecord } from './task-record.js';
+import { normalise } from './status-map.js';
+import { applyUpdate } from './apply-update.js';
+import { answerTask } from './answer.js';
+import { baseUrlOf } from '../http/base-url.js';
+
+export async function submitTask(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const route = ctx.route!;
+  const { body } = await readJsonBody(req, route);
+  const model = await pickModel(route, body);
+  ctx.model = model;
+  const token = ctx.token!;
+  const price = resolveModel(g, token, model, route.operation);
+  const extra = g.runtime.modelSchemas.get(model);
+  if (extra && !extra(body)) throw new GatewayError('invalid_request', describeAjvErrors(extra.errors));
+  const seconds = numberOrUndefined(await route.task!.seconds.run(body));
+  const amount = taskCharge(price, seconds);
+  const id = newTaskId();
+  await holdSlotAndQuota(g, ctx, id, amount);
+  let rec: TaskRecord;
+  try {
+    rec = await dispatchSubmit(g, ctx, req, res, { id, model, body, seconds, amount });
+  } catch (err) {
+    await g.store.quota.refund(token.id, id, amount);
+    await g.store.tasks.close(id);
+    ctx.charged = 0;
+    throw err;
+  }
+  await answerTask(g, route, rec, res, baseUrlOf(req));
+}
+
+async function pickModel(route: CompiledRoute, body: Record<string, unknown>): Promise<string> {
+  const m = route.model ?? (route.modelExpr ? await route.modelExpr.run(body) : body.model);
+  if (typeof m !== 'string' || !m) throw new GatewayError('invalid_request', '`model` is required');
+  return m;
+}
+
+const numberOrUndefined = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** Both holds are atomic in the store; the slot is taken first so a saturated group costs no ledger entry. */
+async function holdSlotAndQuota(g: Gateway, ctx: RequestContext, id: string, amount: number): Promise<void> {
+  const token = ctx.token!;
+  const limit = g.runtime.groups.get(token.group)?.max_inflight_tasks;
+  if (!(await g.store.tasks.open(id, token.group, limit, Date.now() + g.runtime.tasks.poll_base_ms))) {
+    const e = new GatewayError('too_many_requests', `The upstream load of group ${token.group} is saturated (${limit} tasks in flight); retry later`);
+    e.shape = ctx.route!.task!.saturatedShape;
+    throw e;
+  }
+  if (!(await g.store.quota.reserve(token.id, id, amount))) {
+    await g.store.tasks.close(id);
+    const balance = await g.store.quota.balance(token.id);
+    throw new GatewayError('insufficient_user_quota', `Insufficient quota: this task costs ${amount}, balance is ${balance ?? 0}`);
+  }
+  ctx.reserved = amount;
+}
+
+interface Submit { id: string; model: string; body: Record<string, unknown>; seconds?: number; amount: number }
+
+async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, s: Submit): Promise<TaskRecord> {
+  const route = ctx.route!;
+  const d = await dispatch(g, ctx, req, res, ctx.token!.group, s.model, route.operation, (ch, um) => buildSubmit(ch, route, s, um), submitRetry);
+  const status = d.response.statusCode ?? 502;
+  if (status >= 500) { d.response.resume(); throw new GatewayError('upstream_error', `Upstream failed: HTTP ${status}`); }
+  if (status >= 400) throw await upstreamClientError(d, route.operation);
+  const op = d.channel.operations.get(route.operation)!;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((await readLimited(d.response, 4 << 20, d.channel.timeouts.idle_ms)).toString('utf8'));
+  } catch {
+    throw new GatewayError('bad_response', 'copy_response_body_failed');
+  }
+  const mapped = (op.response ? await op.response.run(parsed, { model: d.upstreamModel, task_id: s.id }) : parsed) as Record<string, unknown> | undefined;
+  if (mapped?.error) throw new GatewayError('task_failed', `The upstream refused the task: ${String(typeof mapped.error === 'string' ? mapped.error : JSON.stringify(mapped.error))}`);
+  const upstreamId = mapped?.upstream_id ?? mapped?.id;
+  if (upstreamId === undefined || upstreamId === null || upstreamId === '') throw new GatewayError('bad_response', 'copy_response_body_failed');
+  const rec = newRecord(ctx, s, d.channel, d.upstreamModel, String(upstreamId));
+  await g.store.tasks.setChannel(rec.id, d.channel.id);
+  const initial = normalise(op, { ...mapped, status: mapped?.status ?? 'queued' });
+  // The record is saved before the answer, so a crash after the answer never loses a task.
+  return applyUpdate(g, { ...rec, polls: -1 }, initial ?? { status: 'queued', progress: 0, urls: [] }, mapped?.status === undefined ? undefined : String(mapped.status));
+}
+
+async function buildSubmit(ch: CompiledChannel, route: CompiledRoute, s: Submit, upstreamModel: string) {
+  const op = ch.operations.get(route.operation)!;
+  const bindings = { model: upstreamModel, task_id: s.id };
+  const mapped = op.request ? await op.request.run(s.body, bindings) : { ...s.body, model: upstreamModel };
+  const path = (op.pathExpr ? String(await op.pathExpr.run(s.body, bindings)) : op.path).replace('{model}', encodeURIComponent(upstreamModel));
+  if (op.encoding === 'multipart') {
+    const { body, contentType } = await encodeMultipart(mapped as Record<string, unknown>);
+    return { method: 'POST', path, body, contentType };
+  }
+  return { method: 'POST', path, body: Buffer.from(JSON.stringify(mapped)) };
+}
+
+function newRecord(ctx: RequestContext, s: Submit, ch: CompiledChannel, upstreamModel: string, upstreamId: string): TaskRecord {
+  const now = nowSeconds();
+  const prompt = typeof s.body.prompt === 'string' ? s.body.prompt.slice(0, 2000) : undefined;
+  const size = typeof s.body.size === 'string' ? s.body.size : undefined;
+  return {
+    id: s.id, family: ctx.route!.task!.family ?? ctx.route!.id, route: ctx.route!.id, operation: ctx.route!.operation,
+    model: s.model, upstream_model: upstreamModel, owner: { user: ctx.token!.user, token: ctx.token!.id }, group: ctx.token!.group,
+    channel: ch.id, upstream_id: upstreamId, status: 'queued', progress: 0, created_at: now, updated_at: now,
+    result_urls: [], quota: { reserved: s.amount, state: 'reserved' }, input: { seconds: s.seconds, size, prompt }, polls: 0,
+  };
+}

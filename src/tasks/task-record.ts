@@ -1,0 +1,73 @@
+// The task record: what the gateway knows about one asynchronous job, and the view clients may see.
+import { randomBytes } from 'node:crypto';
+import type { UnifiedStatus } from '../config/runtime.js';
+
+export interface TaskRecord {
+  id: string;
+  family: string;
+  route: string;
+  operation: string;
+  model: string;
+  upstream_model: string;
+  owner: { user: string; token: string };
+  group: string;
+  channel: string;
+  upstream_id?: string;
+  status: UnifiedStatus;
+  upstream_status?: string;
+  progress: number;
+  created_at: number; // unix seconds, like every timestamp here
+  updated_at: number;
+  completed_at?: number;
+  expires_at?: number;
+  result_urls: string[];
+  error?: { code: string; message: string };
+  quota: { reserved: number; charged?: number; state: 'reserved' | 'settled' | 'refunded' };
+  input: { seconds?: number; size?: string; prompt?: string };
+  polls: number;
+}
+
+const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Public ids are random and never the upstream's, so they reveal neither vendor nor volume. */
+export function newTaskId(): string {
+  const bytes = randomBytes(32);
+  let s = 'task_';
+  for (const b of bytes) s += alphabet[b % 62];
+  return s;
+}
+
+export const isFinal = (s: UnifiedStatus) => s === 'completed' || s === 'failed';
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** What answers and transforms may read: no owner, channel, upstream id or quota internals. */
+export function publicView(t: TaskRecord, contentUrl?: string) {
+  return {
+    id: t.id,
+    task_id: t.id,
+    family: t.family,
+    model: t.model,
+    status: t.status,
+    progress: t.progress,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    completed_at: t.completed_at ?? null,
+    expires_at: t.expires_at ?? null,
+    seconds: t.input.seconds !== undefined ? String(t.input.seconds) : null,
+    size: t.input.size ?? null,
+    prompt: t.input.prompt ?? null,
+    error: t.error ?? null,
+    content_url: t.status === 'completed' && contentUrl ? contentUrl : null,
+  };
+}
+
+export type PublicTask = ReturnType<typeof publicView>;
+
+/** The default answer: OpenAI's video object, plus `video_url` once completed. */
+export function videoObject(v: PublicTask) {
+  return {
+    id: v.id, task_id: v.task_id, object: 'video', model: v.model, status: v.status, progress: v.progress,
+    created_at: v.created_at, completed_at: v.completed_at, expires_at: v.expires_at, seconds: v.seconds, size: v.size,
+    error: v.error, ...(v.content_url ? { video_url: v.content_url } : {}),
+  };
+}
