@@ -2,12 +2,13 @@
 // match route → authenticate → rate limit → policy (read body, validate, reserve quota, dispatch, relay, settle) → log.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Gateway } from './gateway.js';
-import { sendError, toGatewayError, GatewayError } from './http/errors.js';
+import { sendError, toGatewayError } from './http/errors.js';
 import { newContext, type RequestContext } from './pipeline/context.js';
 import { authenticate } from './pipeline/authenticate.js';
 import { serveStream } from './policies/stream-policy.js';
 import { serveModels } from './policies/models-policy.js';
 import { serveTask } from './policies/task-policy.js';
+import { servePassthrough } from './policies/passthrough-policy.js';
 import { logRequest } from './log.js';
 
 export function createGatewayServer(g: Gateway): Server {
@@ -43,7 +44,7 @@ async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, 
     case 'stream':
     case 'json': return serveStream(g, ctx, req, res);
     case 'task': return serveTask(g, ctx, req, res);
-    default: throw new GatewayError('not_found', `Policy ${ctx.route!.policy} is not available yet`);
+    case 'passthrough': return servePassthrough(g, ctx, req, res);
   }
 }
 

@@ -61,6 +61,7 @@ export interface CompiledOperation {
   statusMap: Record<string, UnifiedStatus>;
   poll?: CompiledPoll;
   contentPath?: string;
+  contentResolve?: Transform;
 }
 
 export interface CompiledChannel {

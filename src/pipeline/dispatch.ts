@@ -8,7 +8,7 @@ import type { Gateway } from '../gateway.js';
 import type { RequestContext } from './context.js';
 import { orderCandidates } from './select-channel.js';
 
-export interface Dispatched { channel: CompiledChannel; response: IncomingMessage; upstreamModel: string }
+export interface Dispatched { channel: CompiledChannel; response: IncomingMessage; upstreamModel: string; path: string }
 export type BuildRequest = (channel: CompiledChannel, upstreamModel: string) => Promise<Omit<UpstreamRequest, 'channel'>>;
 
 /** Which failures may move to the next channel. */
@@ -34,7 +34,7 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
       const response = await sendUpstream(req, res, { ...u, channel });
       const status = response.statusCode ?? 502;
       ctx.attempts.push({ channel: channel.id, status, ms: Math.round(performance.now() - t0) });
-      if (!rule.status(status)) return { channel, response, upstreamModel };
+      if (!rule.status(status)) return { channel, response, upstreamModel, path: u.path };
       last = { status, retryAfter: header(response, 'retry-after') };
       response.resume();
     } catch (err) {

@@ -7,7 +7,8 @@ import type { RequestContext } from '../pipeline/context.js';
 import { GatewayError } from '../http/errors.js';
 import { sendRaw, sendUpstream, UpstreamFailure } from '../transport/send-upstream.js';
 import { ownTask } from './query.js';
-import type { TaskRecord } from './task-record.js';
+import { fillPath, type TaskRecord } from './task-record.js';
+import { fetchUpstream } from '../transport/upstream-fetch.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'last-modified', 'etag'];
@@ -35,15 +36,21 @@ export async function serveContent(g: Gateway, ctx: RequestContext, req: Incomin
   res.once('close', () => { if (!upstream.readableEnded) upstream.destroy(); });
 }
 
-/** Only what the record holds is fetched: the vendor's content path with the channel's auth, or the stored URL. */
-function open(g: Gateway, req: IncomingMessage, res: ServerResponse, rec: TaskRecord, range?: Record<string, string>): Promise<IncomingMessage> {
+/**
+ * Only what the record holds is fetched: the vendor's content path with the channel's auth (or the URL a
+ * file API resolves it to), or the result URL stored from the vendor's answer. Never a URL from the client.
+ */
+async function open(g: Gateway, req: IncomingMessage, res: ServerResponse, rec: TaskRecord, range?: Record<string, string>): Promise<IncomingMessage> {
   const channel = g.runtime.channel(rec.channel);
-  const contentPath = channel?.operations.get(rec.operation)?.contentPath;
-  if (channel && contentPath && rec.upstream_id) {
-    const path = contentPath.replace('{upstream_id}', encodeURIComponent(rec.upstream_id));
-    return sendUpstream(req, res, { channel, method: 'GET', path, accept: '*/*', forward: range });
+  const op = channel?.operations.get(rec.operation);
+  let stored = rec.result_urls[0];
+  if (channel && op?.contentPath && rec.upstream_id) {
+    const path = fillPath(op.contentPath, rec);
+    if (!op.contentResolve) return sendUpstream(req, res, { channel, method: 'GET', path, accept: '*/*', forward: range });
+    const answer = await fetchUpstream(channel, { method: 'GET', path });
+    const resolved = await op.contentResolve.run(JSON.parse(answer.body.toString('utf8')));
+    stored = typeof resolved === 'string' ? resolved : '';
   }
-  const stored = rec.result_urls[0];
   if (!stored) throw new GatewayError('bad_response', 'copy_response_body_failed');
   const url = new URL(stored);
   const timeouts = channel?.timeouts ?? { connect_ms: 5000, first_byte_ms: 60000 };

@@ -11,7 +11,7 @@ import { dispatch, submitRetry, upstreamClientError } from '../pipeline/dispatch
 import { readLimited } from '../transport/read-limited.js';
 import { encodeMultipart } from '../http/multipart.js';
 import { taskCharge } from '../billing/price.js';
-import { newTaskId, nowSeconds, type TaskRecord } from './task-record.js';
+import { newTaskId, nowSeconds, stringVars, type TaskRecord } from './task-record.js';
 import { normalise } from './status-map.js';
 import { applyUpdate } from './apply-update.js';
 import { answerTask } from './answer.js';
@@ -82,11 +82,11 @@ async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMess
   } catch {
     throw new GatewayError('bad_response', 'copy_response_body_failed');
   }
-  const mapped = (op.response ? await op.response.run(parsed, { model: d.upstreamModel, task_id: s.id }) : parsed) as Record<string, unknown> | undefined;
+  const mapped = (op.response ? await op.response.run(parsed, { model: d.upstreamModel, task_id: s.id, path: d.path }) : parsed) as Record<string, unknown> | undefined;
   if (mapped?.error) throw new GatewayError('task_failed', `The upstream refused the task: ${String(typeof mapped.error === 'string' ? mapped.error : JSON.stringify(mapped.error))}`);
   const upstreamId = mapped?.upstream_id ?? mapped?.id;
   if (upstreamId === undefined || upstreamId === null || upstreamId === '') throw new GatewayError('bad_response', 'copy_response_body_failed');
-  const rec = newRecord(ctx, s, d.channel, d.upstreamModel, String(upstreamId));
+  const rec = { ...newRecord(ctx, s, d.channel, d.upstreamModel, String(upstreamId)), vars: stringVars(mapped?.vars) };
   await g.store.tasks.setChannel(rec.id, d.channel.id);
   const initial = normalise(op, { ...mapped, status: mapped?.status ?? 'queued' });
   // The record is saved before the answer, so a crash after the answer never loses a task.
@@ -113,6 +113,6 @@ function newRecord(ctx: RequestContext, s: Submit, ch: CompiledChannel, upstream
     id: s.id, family: ctx.route!.task!.family ?? ctx.route!.id, route: ctx.route!.id, operation: ctx.route!.operation,
     model: s.model, upstream_model: upstreamModel, owner: { user: ctx.token!.user, token: ctx.token!.id }, group: ctx.token!.group,
     channel: ch.id, upstream_id: upstreamId, status: 'queued', progress: 0, created_at: now, updated_at: now,
-    result_urls: [], quota: { reserved: s.amount, state: 'reserved' }, input: { seconds: s.seconds, size, prompt }, polls: 0,
+    result_urls: [], quota: { reserved: s.amount, state: 'reserved' }, input: { seconds: s.seconds, size, prompt }, vars: {}, polls: 0,
   };
 }

@@ -24,7 +24,20 @@ export interface TaskRecord {
   error?: { code: string; message: string };
   quota: { reserved: number; charged?: number; state: 'reserved' | 'settled' | 'refunded' };
   input: { seconds?: number; size?: string; prompt?: string };
+  /** Values the vendor's answers asked to keep (e.g. which endpoint family to poll), used in poll and content paths. */
+  vars: Record<string, string>;
   polls: number;
+}
+
+/** Replaces `{upstream_id}`, `{model}` and `{var}` placeholders of a vendor path. */
+export function fillPath(path: string, t: Pick<TaskRecord, 'upstream_id' | 'upstream_model' | 'vars'>): string {
+  const values: Record<string, string | undefined> = { ...t.vars, upstream_id: t.upstream_id, model: t.upstream_model };
+  return path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(values[name] ?? ''));
+}
+
+export function stringVars(v: unknown): Record<string, string> {
+  if (!v || typeof v !== 'object') return {};
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined && x !== null).map(([k, x]) => [k, String(x)]));
 }
 
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

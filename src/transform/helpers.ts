@@ -5,6 +5,18 @@ export const helperFunctions: Record<string, { impl: (...args: any[]) => unknown
   // Unix seconds now; vendors disagree on time units, transforms convert with this.
   nowSeconds: { impl: () => Math.floor(Date.now() / 1000), signature: '<:n>' },
   uuid: { impl: () => randomUUID(), signature: '<:s>' },
+  // A data: URI becomes a file part for multipart vendors; URLs and file parts pass through.
+  toFile: {
+    impl: (v: unknown, name?: string) => {
+      if (typeof v !== 'string') return v;
+      const m = /^data:([\w.+-]+\/[\w.+-]+)?(;base64)?,(.*)$/s.exec(v);
+      if (!m) return v;
+      const data = m[2] ? m[3] : Buffer.from(decodeURIComponent(m[3])).toString('base64');
+      const type = m[1] ?? 'application/octet-stream';
+      return { filename: `${name ?? 'file'}.${type.split('/')[1] ?? 'bin'}`, content_type: type, size: Math.floor((data.length * 3) / 4), data };
+    },
+    signature: '<x-s?:x>',
+  },
   // Parses JSON text a vendor embeds in a string field; undefined when it is not JSON.
   parseJson: {
     impl: (s: string) => {

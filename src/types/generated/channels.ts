@@ -200,7 +200,7 @@ export interface Operation {
    */
   request?: string;
   /**
-   * JSONata: vendor response → unified response. For task submits it yields {upstream_id, status?, error?}.
+   * JSONata: vendor response → unified response. For task submits it yields {upstream_id, status?, error?, vars?}; bindings $model, $path (the submit path).
    */
   response?: string;
   /**
@@ -241,7 +241,7 @@ export interface Poll {
    */
   method?: 'GET' | 'POST';
   /**
-   * Upstream path; `{upstream_id}` and `{model}` are replaced.
+   * Upstream path; `{upstream_id}`, `{model}` and any `{name}` from the task's vars (set by the submit or poll `response` as `vars`) are replaced.
    */
   path: string;
   /**
@@ -249,7 +249,7 @@ export interface Poll {
    */
   request?: string;
   /**
-   * JSONata: vendor answer → {status, progress?, result_url?, error?} (or an array of them with upstream_id for batch polls).
+   * JSONata: vendor answer → {status, progress?, result_url?, error?, vars?} (or an array of them with upstream_id for batch polls).
    */
   response: string;
   /**
@@ -262,9 +262,13 @@ export interface Poll {
  */
 export interface Content {
   /**
-   * Upstream path with `{upstream_id}`, fetched with the channel's auth; without it the stored result URL is fetched.
+   * Upstream path with `{upstream_id}` and `{name}` task vars, fetched with the channel's auth; without it the stored result URL is fetched.
    */
   path?: string;
+  /**
+   * JSONata: when set, `path` answers JSON and this picks the URL to stream from it (e.g. a file-retrieve API).
+   */
+  resolve?: string;
 }
 /**
  * One upstream endpoint with its credentials and the models it serves.

@@ -1,0 +1,37 @@
+// Policy `passthrough`: the client's body goes to the channel unchanged and the answer streams back unchanged.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Gateway } from '../gateway.js';
+import type { RequestContext } from '../pipeline/context.js';
+import { GatewayError } from '../http/errors.js';
+import { readBody } from '../http/read-body.js';
+import { resolveModel } from '../pipeline/model-access.js';
+import { dispatch } from '../pipeline/dispatch.js';
+import { withReservation } from '../billing/reservation.js';
+
+const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'retry-after'];
+
+export async function servePassthrough(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const route = ctx.route!;
+  const model = route.model;
+  if (!model) throw new GatewayError('internal_error', 'passthrough route without a model');
+  ctx.model = model;
+  const price = resolveModel(g, ctx.token!, model, route.operation);
+  const contentType = req.headers['content-type'];
+  const raw = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req, route.limits.maxBodyBytes);
+  const query = ctx.url.includes('?') ? ctx.url.slice(ctx.url.indexOf('?')) : '';
+  await withReservation(g, ctx, Math.ceil(price.price.per_call ?? 0), async () => {
+    const d = await dispatch(g, ctx, req, res, ctx.token!.group, model, route.operation, async (ch) => {
+      const op = ch.operations.get(route.operation)!;
+      const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(ctx.params[name] ?? ''));
+      return { method: ctx.method, path: `${path}${query}`, body: raw, contentType, accept: String(req.headers.accept ?? '*/*') };
+    });
+    const status = d.response.statusCode ?? 502;
+    const headers: Record<string, string> = {};
+    for (const h of passHeaders) if (d.response.headers[h]) headers[h] = String(d.response.headers[h]);
+    res.writeHead(status, headers);
+    d.response.pipe(res);
+    await new Promise((resolve) => res.once('close', resolve));
+    // Only a successful call is billed; the answer itself is the vendor's, never rewritten.
+    return status < 400 ? { prompt_tokens: 0, completion_tokens: 0 } : undefined;
+  });
+}
