@@ -78,7 +78,14 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     if (bad) routeAt('error', `/routes/${i}/body_schema`, bad);
     const op = r.operation ?? r.id;
     const served = channels.channels.some((c) => withTemplate(c, channels).operations?.[op]);
-    if (['stream', 'json', 'task', 'passthrough'].includes(r.policy) && !served) {
+    const needsChannel = ['stream', 'json', 'passthrough'].includes(r.policy) || r.task?.action === 'submit';
+    if (r.task?.action === 'submit') {
+      channels.channels.forEach((c, j) => {
+        const spec = withTemplate(c, channels).operations?.[op];
+        if (spec && !spec.poll) chanAt('error', `/channels/${j}/operations/${op}`, `task operation "${op}" (route ${r.id}) needs \`poll\``);
+      });
+    }
+    if (needsChannel && !served) {
       routeAt('error', `/routes/${i}`, `no channel implements operation "${op}"`);
     }
   });

@@ -21,7 +21,8 @@ export function loadYaml(path: string, diags: Diagnostic[]): YamlFile | undefine
     return undefined;
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // `merge` enables `<<: *anchor`, which lets an operation reuse another's slots.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
   // Later syntax errors are mostly echoes of the first ones.
   for (const e of doc.errors.slice(0, 3)) {
     const pos = lines.linePos(e.pos[0]);
@@ -37,5 +38,5 @@ export function loadYaml(path: string, diags: Diagnostic[]): YamlFile | undefine
     }
     return {};
   };
-  return { name, data: doc.toJS(), locate };
+  return { name, data: doc.toJS({ maxAliasCount: 1000 }), locate };
 }

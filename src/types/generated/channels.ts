@@ -1,6 +1,14 @@
 /* Generated from schemas/ by scripts/gen-types.mjs. Do not edit: run `npm run gen:types`. */
 
 /**
+ * How one operation reaches the upstream. Omit the JSONata slots when the vendor speaks the unified format: the body then passes untouched.
+ */
+export type Operation = Operation1 & Operation2;
+export type Operation1 = {
+  [k: string]: unknown;
+};
+
+/**
  * channels.yaml: groups, model prices, and the upstream channels that serve them.
  */
 export interface ChannelsFile {
@@ -187,14 +195,11 @@ export interface Timeouts {
 export interface Operations {
   [k: string]: Operation;
 }
-/**
- * How one operation reaches the upstream. Omit the JSONata slots when the vendor speaks the unified format: the body then passes untouched.
- */
-export interface Operation {
+export interface Operation2 {
   /**
    * Upstream path, appended to base_url. `{model}` is replaced by the upstream model.
    */
-  path: string;
+  path?: string;
   /**
    * JSONata: unified request → vendor request. Bindings: $model (upstream model), $stream.
    */
