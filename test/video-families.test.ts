@@ -1,0 +1,71 @@
+// Every video family end to end: submit → poll until completed → download (bytes equal the simulator's file) → billed once.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack, type Stack } from './helpers/stack.js';
+import { fastTasks, call, waitFinal, ledgerKinds } from './helpers/video.js';
+import { expectedFileBytes } from '../simulator/video/index.js';
+
+let stack: Stack;
+before(async () => { stack = await startStack(); fastTasks(stack); });
+after(async () => { await stack.close(); });
+
+// model, extra body fields, expected charge (channels.yaml prices)
+const families: [string, Record<string, unknown>, number][] = [
+  ['sora-2', { seconds: '8' }, 800],
+  ['kling-v2-master', { seconds: '5' }, 750],
+  ['viduq1', { image: 'https://example.com/a.png', metadata: { last_frame_url: 'https://example.com/b.png' } }, 300],
+  ['seedance-1-pro', { metadata: { output_config: { resolution: '720p', audio_generation: true } } }, 450],
+  ['wan2.2-t2v-plus:1280*720', { duration: 5 }, 350],
+  ['hailuo-02', { seconds: '10' }, 500],
+  ['veo3', { images: ['https://example.com/a.png'], aspect_ratio: '16:9' }, 1500],
+];
+
+for (const [model, extra, charge] of families) {
+  test(`${model}: submit → completed → content → charged ${charge} once`, async () => {
+    const { key, id: tokenId } = await stack.token({ quota: 100_000 });
+    const marker = `fam-${model.replace(/\W/g, '')}`;
+    const sub = await call(stack, key, 'POST', '/v1/video/generations', { model, prompt: `a cat ${marker} [sim polls=1 size_bytes=300000]`, ...extra });
+    assert.equal(sub.status, 200, sub.text);
+    assert.match(sub.json.id, /^task_[A-Za-z0-9]{32}$/);
+    assert.equal(sub.json.task_id, sub.json.id);
+    assert.equal(sub.json.object, 'video');
+    assert.equal(sub.json.model, model);
+    assert.ok(['queued', 'in_progress'].includes(sub.json.status));
+    assert.equal(typeof sub.json.created_at, 'number');
+
+    const done = await waitFinal(stack, key, `/v1/video/generations/${sub.json.id}`);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal(done.progress, 100);
+    assert.equal(done.object, 'video');
+    assert.match(done.video_url, new RegExp(`/v1/videos/${sub.json.id}/content$`));
+
+    const simTask = stack.sim.control.videoTasks().find((t) => t.prompt.includes(marker));
+    assert.ok(simTask, 'the simulator saw the task');
+    assert.ok(!JSON.stringify(done).includes(simTask.id), 'the upstream id never reaches the client');
+    const file = await fetch(`${stack.url}/v1/videos/${sub.json.id}/content`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(file.status, 200);
+    assert.equal(file.headers.get('content-type'), 'video/mp4');
+    const bytes = Buffer.from(await file.arrayBuffer());
+    assert.equal(bytes.length, 300000);
+    assert.ok(bytes.equals(expectedFileBytes(simTask.fileName, 300000)));
+
+    assert.equal(await stack.balance(tokenId), 100_000 - charge);
+    assert.deepEqual(await ledgerKinds(stack, tokenId, sub.json.id), [`reserve:${charge}`, 'settle:0']);
+  });
+
+  test(`${model}: a failing task ends failed and is refunded exactly once`, async () => {
+    const { key, id: tokenId } = await stack.token({ quota: 100_000 });
+    const sub = await call(stack, key, 'POST', '/v1/video/generations', { model, prompt: 'doomed [sim polls=1 fail=1]', ...extra });
+    assert.equal(sub.status, 200, sub.text);
+    const done = await waitFinal(stack, key, `/v1/video/generations/${sub.json.id}`);
+    assert.equal(done.status, 'failed');
+    assert.equal(typeof done.error?.message, 'string');
+    assert.equal(await stack.balance(tokenId), 100_000);
+    // Processing the task again (a second instance, a replayed poll) must not refund again.
+    const rec = (await stack.gw.gateway.tasks.get(sub.json.id))!;
+    const { applyUpdate } = await import('../src/tasks/apply-update.js');
+    await applyUpdate(stack.gw.gateway, { ...rec, status: 'in_progress', quota: { ...rec.quota, state: 'reserved' } }, { status: 'failed', progress: 100, urls: [] });
+    assert.equal(await stack.balance(tokenId), 100_000);
+    assert.deepEqual(await ledgerKinds(stack, tokenId, sub.json.id), [`reserve:${charge}`, `refund:-${charge}`]);
+  });
+}
