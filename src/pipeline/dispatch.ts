@@ -74,10 +74,14 @@ export async function upstreamClientError(d: Dispatched, operation: string): Pro
     return GatewayError.fromUpstream(status, 'upstream_error', `Upstream rejected the request (HTTP ${status})`);
   }
   const transform = d.channel.operations.get(operation)?.error;
-  const mapped = (transform ? await transform.run(parsed).catch(() => undefined) : (parsed as { error?: unknown })?.error) as
+  // Without an `error` transform: OpenAI-style {error:{...}} or a flat {message, code} envelope.
+  const nested = (parsed as { error?: unknown })?.error;
+  const mapped = (transform ? await transform.run(parsed).catch(() => undefined) : nested && typeof nested === 'object' ? nested : parsed) as
     { message?: unknown; code?: unknown; type?: unknown } | undefined;
-  const message = typeof mapped?.message === 'string' ? mapped.message : `Upstream rejected the request (HTTP ${status})`;
-  const code = typeof mapped?.code === 'string' && mapped.code ? mapped.code : 'upstream_error';
+  const secret = d.channel.auth.key;
+  const raw = typeof mapped?.message === 'string' ? mapped.message : `Upstream rejected the request (HTTP ${status})`;
+  const message = secret ? raw.split(secret).join('[redacted]') : raw;
+  const code = (typeof mapped?.code === 'string' || typeof mapped?.code === 'number') && mapped.code !== '' ? String(mapped.code) : 'upstream_error';
   const type = typeof mapped?.type === 'string' && mapped.type ? mapped.type : 'upstream_error';
   return GatewayError.fromUpstream(status, code, message, type);
 }
