@@ -2,13 +2,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Control, applyFault, serveControl } from './control.js';
-import { type Ctx, type Route, errorBody, readBody, requestId, sendJson, upstreamKey } from './http.js';
+import { type Ctx, type Route, errorBody, requestId, sendJson, upstreamKey } from './http.js';
 import { openaiChat } from './openai-chat.js';
+import { VideoControl, serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
+import { readRawBody } from './video/raw-body.js';
 
 export type { Control, Fault, LoggedRequest, SimStats } from './control.js';
+export type { VideoAssetInfo, VideoTaskInfo } from './video/control.js';
+export { VideoControl, KLING_KEYS, expectedFileBytes, signKlingJwt } from './video/index.js';
 
 // New vendors (video, image, music) add a file and one entry here.
-const routes: Route[] = [openaiChat];
+const routes: Route[] = [openaiChat, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;
@@ -21,12 +25,13 @@ export interface Simulator {
   url: string;
   port: number;
   close(): Promise<void>;
-  control: Control;
+  /** A Control with the video extensions (videoTasks(), videoAssets(), clearVideo()). */
+  control: VideoControl;
 }
 
 /** Port 0 (the default) picks a free port, so parallel test files never collide. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
-  const control = new Control();
+  const control = new VideoControl();
   const keys = new Set(opts.keys ?? ['sim-key']);
   const server = createServer((req, res) => {
     dispatch(req, res, control, keys).catch((err: unknown) => fail(res, err));
@@ -42,12 +47,17 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, control: Cont
   res.setHeader('x-request-id', requestId());
   res.on('error', () => {}); // a client vanishing mid-write is expected, not a crash
   const path = new URL(req.url ?? '/', 'http://sim').pathname;
-  const raw = await readBody(req);
-  if (path.startsWith('/_sim/')) return serveControl(req, res, path, raw, control);
+  // Raw bytes are kept aside for multipart uploads (Sora); vendors get the utf8 text as before.
+  const raw = (await readRawBody(req)).toString('utf8');
+  if (path.startsWith('/_sim/')) {
+    if (serveVideoControl(req, res, path, control)) return;
+    return serveControl(req, res, path, raw, control);
+  }
   control.record(req, path, raw);
-  const ctx: Ctx = { req, res, path, raw, key: upstreamKey(req), keys, control, signal: abortOnClose(res) };
+  const key = videoFaultKey(req, path) ?? upstreamKey(req);
+  const ctx: Ctx = { req, res, path, raw, key, keys, control, signal: abortOnClose(res) };
   const fault = control.takeFault(ctx.key, path);
-  if (fault) return applyFault(ctx, fault);
+  if (fault) return applyFault(ctx, withVendorFaultBody(path, fault));
   const route = routes.find((r) => r.method === req.method && (typeof r.path === 'string' ? r.path === path : r.path.test(path)));
   if (route) return route.handle(ctx);
   sendJson(res, 404, errorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', null, null));

@@ -18,6 +18,8 @@ const families: [string, Record<string, unknown>, number][] = [
   ['wan2.2-t2v-plus:1280*720', { duration: 5 }, 350],
   ['hailuo-02', { seconds: '10' }, 500],
   ['veo3', { images: ['https://example.com/a.png'], aspect_ratio: '16:9' }, 1500],
+  ['fixdur-pro', { seconds: '10', input_reference: ['data:image/png;base64,iVBORw0KGgo=', 'data:image/jpeg;base64,/9j/4AAQ'] }, 2000],
+  ['fixdur-max', {}, 3000],
 ];
 
 for (const [model, extra, charge] of families) {

@@ -99,6 +99,8 @@ test('family rules and a missing prompt are refused before anything reaches the 
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ model: 'veo3' }, /`prompt` is required/],
     [{ model: 'hailuo-02', prompt: 'x', seconds: '12' }, /`seconds`/],
+    [{ model: 'fixdur-pro', prompt: 'x', seconds: '8' }, /`seconds` must be one of: 10, 10/],
+    [{ model: 'fixdur-max', prompt: 'x', duration: 10 }, /`duration` must be one of: 15, 15/],
     [{ model: 'hailuo-02', prompt: 'x', duration: 3 }, /`duration`/],
     [{ model: 'viduq1', prompt: 'x', images: ['a', 'b', 'c', 'd'] }, /`images` must NOT have more than 3 items/],
     [{ model: 'viduq1', prompt: 'x', metadata: { last_frame_url: 'https://e/b.png' } }, /`image` is required/],

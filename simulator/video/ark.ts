@@ -1,0 +1,150 @@
+// Volcengine Ark (Seedance) video tasks: Bearer auth, content[] validation incl. asset:// refs, queued→running→succeeded|failed.
+import { type Ctx, sendJson } from '../http.js';
+import {
+  type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, submitFailure, unixSeconds,
+} from './common.js';
+import { assetStatus } from './ark-assets.js';
+import { type Phase, type VideoTask, arkId, poll, stableNumber, storeOf } from './task-store.js';
+
+const VENDOR = 'ark';
+const SUBMIT = '/api/v3/contents/generations/tasks';
+const QUERY = /^\/api\/v3\/contents\/generations\/tasks\/([^/]+)$/;
+
+const ROLES: Record<string, (string | undefined)[]> = {
+  text: [undefined],
+  image_url: [undefined, 'first_frame', 'last_frame', 'reference_image'],
+  video_url: [undefined, 'reference_video'],
+  audio_url: [undefined, 'reference_audio'],
+};
+const ASSET_TYPE: Record<string, string> = { image_url: 'Image', video_url: 'Video', audio_url: 'Audio' };
+const TYPES: Record<number, [string, string]> = {
+  400: ['InvalidParameter', 'BadRequest'], 401: ['AuthenticationError', 'Unauthorized'], 403: ['AccessDenied', 'Forbidden'],
+  404: ['ResourceNotFound', 'NotFound'], 429: ['RateLimitExceeded', 'TooManyRequests'], 500: ['InternalServiceError', 'InternalServerError'],
+  503: ['ServiceUnavailable', 'ServiceUnavailable'],
+};
+const RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
+const RESOLUTIONS = ['480p', '720p', '1080p', '4k'];
+
+function rid(): string {
+  return `0217${Date.now()}${Math.random().toString(16).slice(2, 14)}`;
+}
+
+/** Ark appends the request id to every message. */
+function arkBody(status: number, message: string, code?: string, param = ''): Json {
+  const [defCode, type] = TYPES[status] ?? (status >= 500 ? TYPES[500] : TYPES[400]);
+  return { error: { code: code ?? defCode, message: `${message} Request id: ${rid()}`, param, type } };
+}
+
+export function arkError(status: number, code?: string): VendorError {
+  return { body: arkBody(status, `Simulated error (HTTP ${status}).`, code), headers: retryHeaders(status) };
+}
+
+function fail(ctx: Ctx, status: number, message: string, code?: string, param = ''): void {
+  sendJson(ctx.res, status, arkBody(status, message, code, param));
+}
+
+function authorized(ctx: Ctx): boolean {
+  const key = bearer(ctx);
+  if (key !== undefined && ctx.keys.has(key)) return true;
+  fail(ctx, 401, 'The API key or AK/SK in the request is missing or invalid.', 'AuthenticationError');
+  return false;
+}
+
+type Problem = [message: string, param: string, code?: string];
+
+/** Item types, roles, role mixing rules and asset:// references. */
+function contentProblem(ctx: Ctx, model: string, content: unknown): Problem | undefined {
+  if (!Array.isArray(content) || content.length === 0) return ['The request failed because it is missing one or multiple required parameters.', 'content', 'MissingParameter'];
+  const roles: string[] = [];
+  for (const [i, item] of content.entries()) {
+    const p = `content[${i}]`;
+    if (!isObject(item) || typeof item.type !== 'string' || !(item.type in ROLES)) return [`The parameter \`${p}.type\` specified in the request is not valid.`, `${p}.type`];
+    if (!ROLES[item.type].includes(item.role as string | undefined)) return [`The parameter \`${p}.role\` specified in the request is not valid.`, `${p}.role`];
+    if (item.type === 'text') {
+      if (typeof item.text !== 'string') return [`The parameter \`${p}.text\` specified in the request is not valid.`, `${p}.text`];
+      continue;
+    }
+    if ((item.type === 'video_url' || item.type === 'audio_url') && /seedance-1-/.test(model)) {
+      return [`The parameter \`${p}.type\` specified in the request is not valid: ${item.type} is not supported by model ${model}.`, `${p}.type`];
+    }
+    const media = item[item.type];
+    const url = isObject(media) ? media.url : undefined;
+    if (typeof url !== 'string' || url === '') return [`The parameter \`${p}.${item.type}.url\` specified in the request is not valid.`, `${p}.${item.type}.url`];
+    const assetProblem = url.startsWith('asset://') ? checkAsset(ctx, url.slice(8), ASSET_TYPE[item.type]) : undefined;
+    if (assetProblem) return [assetProblem, `${p}.${item.type}.url`];
+    if (item.role) roles.push(item.role as string);
+  }
+  if (roles.includes('last_frame') && !roles.includes('first_frame')) return ['The parameter `content` specified in the request is not valid: last_frame requires first_frame.', 'content'];
+  if (roles.includes('reference_image') && roles.some((r) => r === 'first_frame' || r === 'last_frame')) {
+    return ['The parameter `content` specified in the request is not valid: reference_image cannot be mixed with first_frame/last_frame.', 'content'];
+  }
+  return undefined;
+}
+
+/** Only an Active asset of the matching type, created through the assets API of this simulator, may be referenced. */
+function checkAsset(ctx: Ctx, id: string, type: string): string | undefined {
+  const asset = storeOf(ctx.control).assets.get(id);
+  if (!asset) return `The asset \`${id}\` does not exist.`;
+  const status = assetStatus(asset);
+  if (status !== 'Active') return `The asset \`${id}\` is not available (Status: ${status}).`;
+  return asset.AssetType === type ? undefined : `The asset \`${id}\` is of type ${asset.AssetType}, expected ${type}.`;
+}
+
+async function submit(ctx: Ctx): Promise<void> {
+  if (!authorized(ctx)) return;
+  const body = parseJson(ctx.raw);
+  if (!body) return fail(ctx, 400, 'The request body is not valid JSON.', 'InvalidParameter');
+  const texts = Array.isArray(body.content) ? body.content.filter((c) => isObject(c) && c.type === 'text').map((c) => String((c as Json).text)) : [];
+  const plan = planFrom(texts.join(' '));
+  if (submitFailure(ctx, plan, (s) => arkError(s, plan.directives.code))) return;
+  if (typeof body.model !== 'string' || body.model === '') return fail(ctx, 400, 'The request failed because it is missing one or multiple required parameters.', 'MissingParameter', 'model');
+  if (body.model.startsWith('missing-')) {
+    return fail(ctx, 404, `The model or endpoint ${body.model} does not exist or you do not have access to it.`, 'InvalidEndpointOrModel.NotFound');
+  }
+  const problem = contentProblem(ctx, body.model, body.content) ?? optionProblem(body);
+  if (problem) return fail(ctx, 400, problem[0], problem[2] ?? 'InvalidParameter', problem[1]);
+  const task = newTask(ctx, plan, { vendor: VENDOR, id: arkId('cgt'), kind: 'video', model: body.model, prompt: texts.join(' '), extra: { body } });
+  sendJson(ctx.res, 200, { id: task.id });
+}
+
+function optionProblem(b: Json): Problem | undefined {
+  if (b.ratio !== undefined && !RATIOS.includes(b.ratio as string)) return ['The parameter `ratio` specified in the request is not valid.', 'ratio'];
+  if (b.resolution !== undefined && !RESOLUTIONS.includes(b.resolution as string)) return ['The parameter `resolution` specified in the request is not valid.', 'resolution'];
+  if (b.duration !== undefined && !(Number.isInteger(b.duration) && (b.duration as number) >= -1)) return ['The parameter `duration` specified in the request is not valid.', 'duration'];
+  return undefined;
+}
+
+const STATUS: Record<Phase, string> = { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed' };
+const SHORT_SIDE: Record<string, number> = { '480p': 480, '720p': 720, '1080p': 1080, '4k': 2160 };
+
+function view(ctx: Ctx, task: VideoTask, phase: Phase): Json {
+  const b = task.extra.body as Json;
+  const resolution = (b.resolution as string | undefined) ?? '720p';
+  const ratio = (b.ratio as string | undefined) ?? '16:9';
+  const duration = Number.isInteger(b.duration) && (b.duration as number) > 0 ? (b.duration as number) : 5;
+  const out: Json = {
+    id: task.id, model: task.model, status: STATUS[phase], error: null,
+    created_at: unixSeconds(task.createdAt), updated_at: unixSeconds(task.finishedAt ?? task.createdAt),
+    seed: typeof b.seed === 'number' && b.seed >= 0 ? b.seed : stableNumber(task.id, 2 ** 31),
+    resolution, ratio, duration, framespersecond: 24,
+    service_tier: b.service_tier ?? 'default', execution_expires_after: b.execution_expires_after ?? 172800,
+  };
+  if (phase === 'failed') {
+    out.error = { code: task.failReason ?? 'OutputVideoSensitiveContentDetected', message: `The request failed because the output video may contain sensitive information. Request id: ${rid()}` };
+  }
+  if (phase !== 'succeeded') return out;
+  // Ark bills by tokens ≈ width × height × fps × seconds / 1024.
+  const short = SHORT_SIDE[resolution] ?? 720;
+  const tokens = Math.round((short * Math.round((short * 16) / 9) * 24 * duration) / 1024);
+  return { ...out, content: { video_url: fileUrl(ctx.req, task) }, usage: { completion_tokens: tokens, total_tokens: tokens } };
+}
+
+async function get(ctx: Ctx): Promise<void> {
+  if (!authorized(ctx)) return;
+  const [id] = pathParams(ctx, QUERY);
+  const task = storeOf(ctx.control).get(VENDOR, id);
+  if (!task) return fail(ctx, 404, `The specified task \`${id}\` is not found.`, 'ResourceNotFound');
+  sendJson(ctx.res, 200, view(ctx, task, poll(task)));
+}
+
+export const arkRoutes = [route('POST', SUBMIT, submit), route('GET', QUERY, get)];
