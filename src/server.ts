@@ -25,7 +25,6 @@ export function createGatewayServer(g: Gateway): Server {
 async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const ctx = newContext(req.method ?? 'GET', req.url ?? '/');
   res.setHeader('x-request-id', ctx.id);
-  res.once('close', () => logRequest(g.log, ctx, res));
   try {
     const { route, params } = g.routes.match(ctx.method, pathOf(ctx.url));
     ctx.route = route;
@@ -36,6 +35,8 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
   } catch (err) {
     fail(g, ctx, res, err);
   }
+  // Logged when the request's work is over (settled, refunded, stream closed), not when the socket closes.
+  logRequest(g.log, ctx, res);
 }
 
 async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {

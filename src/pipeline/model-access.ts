@@ -17,6 +17,6 @@ export function resolveModel(g: Gateway, token: TokenRecord, model: string, oper
 
 /** Models a token may list: its group's reachable models, narrowed by its allow-list. */
 export function visibleModels(g: Gateway, token: TokenRecord): string[] {
-  const all = g.runtime.groupModels(token.group).filter((m) => g.runtime.models.has(m));
+  const all = g.runtime.groupModels(token.group).filter((m) => g.runtime.models.has(m) && !g.runtime.models.get(m)!.hidden);
   return token.models ? all.filter((m) => token.models!.includes(m)) : all;
 }

@@ -77,6 +77,13 @@ export function sendRaw(req: IncomingMessage, res: ServerResponse, t: RawTarget)
   return new Promise((resolve, reject) => {
     const tracked = req as Tracked;
     tracked[kPending] = { resolve, reject, connectMs: t.connectMs, firstByteMs: t.firstByteMs };
+    // http-proxy-3 swallows the reset a client abort causes, so the abort itself must settle the attempt.
+    const onClose = () => {
+      if (tracked[kPending]?.resolve !== resolve) return;
+      tracked[kPending] = undefined;
+      reject(new UpstreamFailure('network', 'client closed the connection'));
+    };
+    res.once('close', onClose);
     // http-proxy-3 copies req.headers; replacing them keeps client keys and cookies away from vendors.
     req.headers = { host: t.url.host };
     proxy.web(req, res, {

@@ -46,16 +46,21 @@ export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: R
       if (!isAsync) return write(handleSync(events, onEvent as OnEvent));
       // An asynchronous transform: hold the upstream so events stay in order.
       upstream.pause();
-      handle(events).then((out) => { if (!ended) { write(out); upstream.resume(); } }, () => finish('upstream_cut'));
+      pending = pending.then(() => handle(events)).then((out) => { if (!ended) { write(out); upstream.resume(); } }, () => finish('upstream_cut'));
     }
+    // The end waits for events still being transformed, so the last ones are never overtaken by the close.
+    let pending: Promise<void> = Promise.resolve();
     upstream.on('data', onData);
     upstream.once('end', () => {
-      const tail = parser.flush();
-      if (!tail) return finish('eof');
-      Promise.resolve(onEvent(tail)).then((s) => { if (s) write(s); finish('eof'); }, () => finish('eof'));
+      pending = pending.then(async () => {
+        const tail = parser.flush();
+        const s = tail ? await Promise.resolve(onEvent(tail)).catch(() => undefined) : undefined;
+        if (s && !ended) write(s);
+        finish('eof');
+      });
     });
     upstream.once('error', () => finish('upstream_cut'));
-    upstream.once('close', () => finish(upstream.readableEnded ? 'eof' : 'upstream_cut'));
+    upstream.once('close', () => { if (!upstream.readableEnded) finish('upstream_cut'); });
     res.once('close', () => { if (!res.writableFinished) finish('client_gone'); });
     arm();
   });

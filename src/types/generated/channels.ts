@@ -102,6 +102,10 @@ export interface Model {
    * Extra request schema (in schemas/api/) checked for this model after the route's: a family's own rules.
    */
   body_schema?: string;
+  /**
+   * Left out of /v1/models (e.g. a pseudo-model that only prices an auxiliary route).
+   */
+  hidden?: boolean;
 }
 /**
  * Quota units charged; token prices are per million tokens.
