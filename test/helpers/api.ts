@@ -1,0 +1,71 @@
+// Raw-HTTP helpers for the end-to-end tests: JSON posts, Shape A checks, SSE parsing, ledger and log lookups.
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import type { Stack } from './stack.js';
+
+export interface RawReply { status: number; headers: Headers; text: string; json: any }
+
+/** POSTs a body (an object is JSON-encoded, a string is sent as is) with an optional bearer key. */
+export async function post(url: string, body: unknown, key?: string, headers: Record<string, string> = {}): Promise<RawReply> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  let json: any;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export const chatUrl = (s: Stack) => `${s.url}/v1/chat/completions`;
+
+/** Asserts the exact Shape A error: status, `{error:{message,type,param:'',code}}`, and the request id in header and message. */
+export function assertShapeA(r: RawReply, status: number, code: string, type: string, messageIncludes?: string): string {
+  assert.equal(r.status, status, r.text);
+  assert.equal(r.headers.get('content-type'), 'application/json');
+  assert.deepEqual(Object.keys(r.json), ['error']);
+  assert.deepEqual(Object.keys(r.json.error).sort(), ['code', 'message', 'param', 'type']);
+  assert.equal(r.json.error.code, code);
+  assert.equal(r.json.error.type, type);
+  assert.equal(r.json.error.param, '');
+  const id = r.headers.get('x-request-id');
+  assert.match(id ?? '', /^req_[0-9a-z]+$/);
+  assert.ok(r.json.error.message.endsWith(`(request id: ${id})`), r.json.error.message);
+  if (messageIncludes) assert.ok(r.json.error.message.includes(messageIncludes), r.json.error.message);
+  return id!;
+}
+
+/** The `data:` payloads of an SSE body, in order (`[DONE]` kept as the string). */
+export function sseData(text: string): string[] {
+  return text.split('\n\n').filter((e) => e.trim()).map((e) => {
+    const lines = e.split('\n').filter((l) => l.startsWith('data:'));
+    return lines.map((l) => l.slice(l.startsWith('data: ') ? 6 : 5)).join('\n');
+  });
+}
+
+export function client(stack: Stack, apiKey: string): OpenAI {
+  return new OpenAI({ apiKey, baseURL: `${stack.url}/v1`, maxRetries: 0, timeout: 10_000 });
+}
+
+/** Ledger entries of one request (reserve, settle or refund). */
+export async function ledgerOf(stack: Stack, account: string, requestId: string) {
+  return (await stack.gw.store.quota.entries(account)).filter((e) => e.request === requestId);
+}
+
+/** The access-log line of one request; it is written when the response closes, so poll for it. */
+export async function logLineOf(stack: Stack, requestId: string): Promise<Record<string, any>> {
+  const until = Date.now() + 3000;
+  for (;;) {
+    const line = stack.logs().find((l) => l.msg === 'request' && l.req_id === requestId);
+    if (line) return line;
+    if (Date.now() > until) throw new Error(`no access log line for ${requestId}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Quota units for usage at a price, as the contract states: ceil((prompt*in + completion*out) / 1e6). */
+export function expectedCharge(price: { input_per_mtok?: number; output_per_mtok?: number }, prompt: number, completion: number): number {
+  return Math.ceil((prompt * (price.input_per_mtok ?? 0) + completion * (price.output_per_mtok ?? 0)) / 1e6);
+}
