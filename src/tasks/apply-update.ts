@@ -26,6 +26,8 @@ export async function applyUpdate(g: Gateway, rec: TaskRecord, update: TaskUpdat
 /** Settles a completed task's reservation or refunds a failed one; the ledger's keys make a repeat a no-op. */
 async function finalize(g: Gateway, t: TaskRecord): Promise<void> {
   t.completed_at = nowSeconds();
+  // The record (and so the download route) lives for the retention period.
+  if (t.status === 'completed') t.expires_at = t.completed_at + g.runtime.tasks.retention_s;
   if (t.quota.state !== 'reserved') return;
   if (t.status === 'completed') {
     await g.store.quota.settle(t.owner.token, t.id, t.quota.reserved, t.quota.reserved);
