@@ -28,6 +28,7 @@ export function logRequest(log: Logger, ctx: RequestContext, res: ServerResponse
     error_code: ctx.errorCode,
     outcome: ctx.outcome,
     latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
+    added_ms: ctx.addedMs !== undefined ? Math.round(ctx.addedMs * 1000) / 1000 : undefined,
     usage: ctx.usage,
     usage_estimated: ctx.usageEstimated || undefined,
     reserved: ctx.reserved,

@@ -10,6 +10,7 @@ import { serveModels } from './policies/models-policy.js';
 import { serveTask } from './policies/task-policy.js';
 import { servePassthrough } from './policies/passthrough-policy.js';
 import { logRequest } from './log.js';
+import { observeRequest, serveMetrics } from './metrics.js';
 
 export function createGatewayServer(g: Gateway): Server {
   const server = createServer({ maxHeaderSize: 16 * 1024, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
@@ -37,11 +38,13 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
   }
   // Logged when the request's work is over (settled, refunded, stream closed), not when the socket closes.
   logRequest(g.log, ctx, res);
+  observeRequest(ctx, res);
 }
 
 async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   switch (ctx.route!.policy) {
     case 'models': return serveModels(g, ctx, res);
+    case 'metrics': return serveMetrics(g, res);
     case 'stream':
     case 'json': return serveStream(g, ctx, req, res);
     case 'task': return serveTask(g, ctx, req, res);

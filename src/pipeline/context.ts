@@ -23,6 +23,10 @@ export interface RequestContext {
   charged?: number;
   errorCode?: string;
   outcome?: string; // how a stream ended: done, client_gone, upstream_cut, upstream_error, idle_timeout
+  /** Time spent waiting on upstreams (attempts up to their headers, non-streamed bodies), in ms. */
+  upstreamMs: number;
+  /** Gateway time before the response head, as sent in `x-switchyard-added-ms`. */
+  addedMs?: number;
 }
 
 let counter = 0;
@@ -35,5 +39,11 @@ export function newRequestId(): string {
 }
 
 export function newContext(method: string, url: string): RequestContext {
-  return { id: newRequestId(), started: performance.now(), method, url, params: {}, attempts: [] };
+  return { id: newRequestId(), started: performance.now(), method, url, params: {}, attempts: [], upstreamMs: 0 };
+}
+
+/** The gateway's own share of the time so far: the `x-switchyard-added-ms` header and the metric. */
+export function addedMs(ctx: RequestContext): number {
+  ctx.addedMs = Math.max(0, performance.now() - ctx.started - ctx.upstreamMs);
+  return ctx.addedMs;
 }

@@ -33,13 +33,16 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
       const u = await build(channel, upstreamModel);
       const response = await sendUpstream(req, res, { ...u, channel });
       const status = response.statusCode ?? 502;
-      ctx.attempts.push({ channel: channel.id, status, ms: Math.round(performance.now() - t0) });
+      const ms = performance.now() - t0;
+      ctx.upstreamMs += ms;
+      ctx.attempts.push({ channel: channel.id, status, ms: Math.round(ms) });
       if (!rule.status(status)) return { channel, response, upstreamModel, path: u.path };
       last = { status, retryAfter: header(response, 'retry-after') };
       response.resume();
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       const failure = err instanceof UpstreamFailure ? err : new UpstreamFailure('network', (err as Error).message);
+      ctx.upstreamMs += performance.now() - t0;
       ctx.attempts.push({ channel: channel.id, error: `${failure.kind}: ${failure.message}`, ms: Math.round(performance.now() - t0) });
       last = { failure };
       if (failure.kind !== 'connect' && !rule.afterSend) break;

@@ -1,7 +1,7 @@
 // Policy `passthrough`: the client's body goes to the channel unchanged and the answer streams back unchanged.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
-import type { RequestContext } from '../pipeline/context.js';
+import { addedMs, type RequestContext } from '../pipeline/context.js';
 import { GatewayError } from '../http/errors.js';
 import { readBody } from '../http/read-body.js';
 import { resolveModel } from '../pipeline/model-access.js';
@@ -26,7 +26,7 @@ export async function servePassthrough(g: Gateway, ctx: RequestContext, req: Inc
       return { method: ctx.method, path: `${path}${query}`, body: raw, contentType, accept: String(req.headers.accept ?? '*/*') };
     });
     const status = d.response.statusCode ?? 502;
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { 'x-switchyard-added-ms': addedMs(ctx).toFixed(3) };
     for (const h of passHeaders) if (d.response.headers[h]) headers[h] = String(d.response.headers[h]);
     res.writeHead(status, headers);
     d.response.pipe(res);

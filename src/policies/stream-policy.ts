@@ -4,13 +4,14 @@ import type { CompiledChannel, CompiledOperation, CompiledRoute } from '../confi
 import { GatewayError } from '../http/errors.js';
 import { readJsonBody } from './read-json-body.js';
 import type { Gateway } from '../gateway.js';
-import type { RequestContext, Usage } from '../pipeline/context.js';
+import { addedMs, type RequestContext, type Usage } from '../pipeline/context.js';
 import { resolveModel } from '../pipeline/model-access.js';
 import { dispatch, upstreamClientError, type Dispatched } from '../pipeline/dispatch.js';
 import { estimateChat } from '../billing/price.js';
 import { withReservation } from '../billing/reservation.js';
 import { readLimited, BodyTooLarge } from '../transport/read-limited.js';
 import { relaySse } from '../transport/sse-relay.js';
+import { streamsInFlight } from '../metrics.js';
 import { unifiedHandler, transformedHandler, streamErrorEvent, type ChatStreamState } from './chat-events.js';
 
 interface Call { body: Record<string, unknown>; raw: Buffer; stream: boolean; wantsUsage: boolean; model: string }
@@ -29,7 +30,7 @@ export async function serveStream(g: Gateway, ctx: RequestContext, req: Incoming
     const d = await dispatch(g, ctx, req, res, ctx.token!.group, model, route.operation, (ch, um) => buildRequest(ch, route, call, um));
     if ((d.response.statusCode ?? 500) >= 400) throw await upstreamClientError(d, route.operation);
     const op = d.channel.operations.get(route.operation)!;
-    const billable = stream ? await answerStream(ctx, d, op, route, res, call) : await answerJson(d, op, route, res, call);
+    const billable = stream ? await answerStream(ctx, d, op, route, res, call) : await answerJson(ctx, d, op, route, res, call);
     return billedUsage(ctx, billable, est.promptTokens);
   });
 }
@@ -53,11 +54,13 @@ async function buildRequest(ch: CompiledChannel, route: CompiledRoute, c: Call, 
 /** What the upstream reported, and how much was delivered in case it reported nothing. */
 interface Billable { usage?: Usage; delivered: number }
 
-async function answerJson(d: Dispatched, op: CompiledOperation, route: CompiledRoute, res: ServerResponse, c: Call): Promise<Billable> {
+async function answerJson(ctx: RequestContext, d: Dispatched, op: CompiledOperation, route: CompiledRoute, res: ServerResponse, c: Call): Promise<Billable> {
   let raw: Buffer;
   let parsed: Record<string, unknown>;
+  const t0 = performance.now();
   try {
     raw = await readLimited(d.response, route.limits.maxResponseBytes, d.channel.timeouts.idle_ms);
+    ctx.upstreamMs += performance.now() - t0;
     parsed = JSON.parse(raw.toString('utf8'));
   } catch (err) {
     const why = err instanceof BodyTooLarge ? err.message : 'upstream body is not valid JSON';
@@ -68,7 +71,7 @@ async function answerJson(d: Dispatched, op: CompiledOperation, route: CompiledR
     raw = Buffer.from(JSON.stringify(parsed));
   }
   if (!parsed || typeof parsed !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: not an object');
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': raw.length });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': raw.length, 'x-switchyard-added-ms': addedMs(ctx).toFixed(3) });
   res.end(raw);
   return { usage: parsed.usage as Usage | undefined, delivered: Math.ceil(raw.length / 4) };
 }
@@ -79,8 +82,13 @@ async function answerStream(ctx: RequestContext, d: Dispatched, op: CompiledOper
     d.response.resume();
     throw new GatewayError('bad_response_body', `Bad upstream response body: expected text/event-stream, got ${type || 'nothing'}`);
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', connection: 'keep-alive' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', connection: 'keep-alive',
+    'x-switchyard-added-ms': addedMs(ctx).toFixed(3),
+  });
   res.socket?.setNoDelay(true);
+  streamsInFlight.inc();
+  res.once('close', () => streamsInFlight.dec());
   const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false };
   const onEvent = op.chunk ? transformedHandler(state, c.wantsUsage, op.chunk, { model: c.model }) : unifiedHandler(state, c.wantsUsage);
   const end = await relaySse(d.response, res, {

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Gateway } from '../gateway.js';
-import type { RequestContext } from '../pipeline/context.js';
+import { addedMs, type RequestContext } from '../pipeline/context.js';
 import { GatewayError } from '../http/errors.js';
 import { sendRaw, sendUpstream, UpstreamFailure } from '../transport/send-upstream.js';
 import { ownTask } from './query.js';
@@ -18,8 +18,10 @@ export async function serveContent(g: Gateway, ctx: RequestContext, req: Incomin
   if (rec.status !== 'completed') throw new GatewayError('task_not_completed', `Task is not completed yet, current status: ${rec.status}`);
   const range = typeof req.headers.range === 'string' ? { range: req.headers.range } : undefined;
   let upstream: IncomingMessage;
+  const t0 = performance.now();
   try {
     upstream = await open(g, req, res, rec, range);
+    ctx.upstreamMs += performance.now() - t0;
   } catch (err) {
     throw new GatewayError(err instanceof UpstreamFailure && err.kind === 'timeout' ? 'upstream_timeout' : 'bad_response', 'copy_response_body_failed');
   }
@@ -28,7 +30,7 @@ export async function serveContent(g: Gateway, ctx: RequestContext, req: Incomin
     upstream.resume();
     throw new GatewayError(status === 416 ? 'invalid_request' : 'bad_response', status === 416 ? 'Requested range not satisfiable' : 'copy_response_body_failed', { status: status === 416 ? 416 : 502 });
   }
-  const headers: Record<string, string> = { 'cache-control': 'private, max-age=3600' };
+  const headers: Record<string, string> = { 'cache-control': 'private, max-age=3600', 'x-switchyard-added-ms': addedMs(ctx).toFixed(3) };
   for (const h of passHeaders) if (upstream.headers[h]) headers[h] = String(upstream.headers[h]);
   res.writeHead(status, headers);
   upstream.pipe(res);

@@ -1,0 +1,203 @@
+// `npm run bench [-- --full]`: starts the simulator and the gateway, runs every scenario, writes and prints the report.
+import { createReadStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { setMaxListeners } from 'node:events';
+import { canPin, CLIENT_CPU, GATEWAY_CPU, pinSelf, startRig, type Rig } from './processes.js';
+import { cpuSeconds, openFileLimit, RssSampler, rssBytes, systemCpuSeconds } from './proc-stats.js';
+import { describeMachine, renderReport } from './report.js';
+import { findProfile, topSelfTime } from './cpu-profile.js';
+import type { BenchContext, Mode, Scenario, Section } from './scenario.js';
+import { fmt } from './stats.js';
+import { chatJson } from './scenarios/chat-json.js';
+import { openLoopScenario } from './scenarios/open-loop.js';
+import { sseScenario } from './scenarios/sse.js';
+import { sseCapacity } from './scenarios/sse-capacity.js';
+import { soak } from './scenarios/soak.js';
+
+// Video download and task throughput join this list when their routes exist: one file each in scenarios/.
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, soak];
+
+const usage = `usage: npm run bench [-- --full] [--runs N] [--soak-minutes N] [--profile] [--keep-tmp] [--verbose]
+  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; under 3 minutes
+  --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min)
+  --runs N          interleaved gateway/direct runs per measurement (1-50)
+  --soak-minutes N  full mode soak length (0-120; 0 skips it)
+  --profile         run the gateway under node --cpu-prof and list its top self-time functions (slows it down)
+  --keep-tmp        keep the temp dir (gateway log, store, config, profile)
+  --verbose         echo the simulator's and gateway's own output`;
+
+const root = fileURLToPath(new URL('../../', import.meta.url)); // dist/bench/ → repository root
+const MB = 1024 * 1024;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      full: { type: 'boolean' }, runs: { type: 'string' }, 'soak-minutes': { type: 'string' },
+      profile: { type: 'boolean' }, 'keep-tmp': { type: 'boolean' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) { console.log(usage); process.exit(0); }
+  const mode: Mode = values.full ? 'full' : 'quick';
+  const int = (v: string | undefined, dflt: number, lo: number, hi: number, name: string) => {
+    const n = v === undefined ? dflt : Number(v);
+    if (!Number.isInteger(n) || n < lo || n > hi) { console.error(`${name} must be an integer from ${lo} to ${hi}\n${usage}`); process.exit(2); }
+    return n;
+  };
+  return {
+    mode,
+    runs: int(values.runs, mode === 'full' ? 5 : 3, 1, 50, '--runs'),
+    soakMinutes: mode === 'full' ? int(values['soak-minutes'], 10, 0, 120, '--soak-minutes') : 0,
+    profile: Boolean(values.profile),
+    keepTmp: Boolean(values['keep-tmp']),
+    verbose: Boolean(values.verbose),
+  };
+}
+
+/** Counts access-log lines without loading the file: proof that logging was on, and how much it wrote. */
+async function countLines(file: string): Promise<{ lines: number; bytes: number }> {
+  let lines = 0, bytes = 0;
+  try {
+    for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    }
+  } catch { /* no log written */ }
+  return { lines, bytes };
+}
+
+/**
+ * CPU that processes outside the bench used meanwhile (machine busy time less ours), and the hypervisor's steal:
+ * on a shared 2-core machine either one moves every figure, so the report says how much there was.
+ */
+function otherLoad(sys0: { busy: number; steal: number }, own0: NodeJS.CpuUsage, children: number, wallS: number): string {
+  const sys1 = systemCpuSeconds();
+  const own = process.cpuUsage(own0);
+  const other = sys1.busy - sys0.busy - (own.user + own.system) / 1e6 - children;
+  const steal = sys1.steal - sys0.steal;
+  if (!Number.isFinite(other)) return 'not measured';
+  const share = Math.max(0, other) / wallS;
+  const warn = share > 0.1 || steal / wallS > 0.05 ? ' — **the machine was not quiet: figures are noisier than usual**' : '';
+  return `other processes used ${fmt(Math.max(0, other), 1)} CPU-s (${fmt(share * 100, 0)} % of one core on average), steal ${fmt((steal / wallS) * 100, 1)} %${warn}`;
+}
+
+async function main(): Promise<number> {
+  const o = options();
+  const t0 = performance.now();
+  const date = new Date();
+  const log = (msg: string) => console.error(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
+
+  const pin = canPin();
+  const pinned = pin && pinSelf(CLIENT_CPU);
+  const pinning = pinned
+    ? `gateway on CPU ${GATEWAY_CPU}; simulator and load generator on CPU ${CLIENT_CPU} (taskset)`
+    : 'none (taskset missing or fewer than 2 CPUs): all processes share every CPU, so figures are noisier';
+
+  const ac = new AbortController();
+  setMaxListeners(100_000, ac.signal); // one listener per open stream or load run: thousands at the capacity levels
+  let signals = 0;
+  const onSignal = (sig: string) => {
+    // First signal: stop the scenarios and clean up; a second one means "now".
+    if (++signals > 1) process.exit(130);
+    log(`${sig}: stopping`);
+    ac.abort(new Error(sig));
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  // Every scenario is bounded on its own; this is the backstop for a bug or a hung child.
+  const budgetMs = (o.mode === 'full' ? 30 + o.soakMinutes : 8) * 60_000;
+  const watchdog = setTimeout(() => { log('time budget exceeded: aborting'); ac.abort(new Error('watchdog')); }, budgetMs);
+  watchdog.unref();
+
+  const profileDir = o.profile ? mkdtempSync(join(tmpdir(), 'switchyard-prof-')) : undefined;
+  log(`${o.mode} mode, ${o.runs} runs; starting simulator and gateway`);
+  let rig: Rig | undefined;
+  const sections: Section[] = [];
+  const notes: string[] = [];
+  let complete = false;
+  let interference = 'not measured';
+  const sys0 = systemCpuSeconds();
+  const own0 = process.cpuUsage();
+  try {
+    rig = await startRig({
+      root, pin: pinned, profileDir, logLevel: 'info', verbose: o.verbose,
+      onCrash: (why) => { log(why); notes.push(why.replace(/\n/g, ' ')); ac.abort(new Error(why)); },
+    });
+    const sampler = new RssSampler(rig.gateway.pid);
+    const idleRss = rssBytes(rig.gateway.pid);
+    sampler.start();
+    const ctx: BenchContext = {
+      mode: o.mode, runs: o.runs, soakMinutes: o.soakMinutes,
+      gateway: { name: 'gateway', url: rig.gatewayUrl, key: rig.gatewayKey },
+      direct: { name: 'direct', url: rig.directUrl, key: rig.directKey },
+      gatewayPid: rig.gateway.pid, simPid: rig.sim.pid, signal: ac.signal, log,
+    };
+    for (const s of scenarios) {
+      if (ac.signal.aborted) break;
+      if ((o.mode === 'quick' && !s.quick) || (s === soak && o.soakMinutes === 0)) {
+        notes.push(`${s.name}: skipped in ${o.mode} mode${o.mode === 'full' ? ' (--soak-minutes 0)' : ' (run with --full)'}.`);
+        continue;
+      }
+      try {
+        sections.push(await s.run(ctx));
+      } catch (err) {
+        // One broken scenario must not cost the others' results.
+        log(`${s.name} failed: ${(err as Error).stack ?? err}`);
+        sections.push({ title: `${s.name}: failed`, rows: [], notes: [String((err as Error).message ?? err)] });
+      }
+    }
+    sampler.stop();
+    try {
+      interference = otherLoad(sys0, own0, cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.sim.pid), (performance.now() - t0) / 1000);
+    } catch { /* a child is gone (see the notes): its CPU time went with it */ }
+    sections.push({
+      title: 'Gateway memory',
+      rows: [
+        { metric: 'RSS after start (idle)', gateway: fmt(idleRss / MB, 1, ' MB') },
+        { metric: `peak RSS during the runs (${sampler.samples} samples)`, gateway: fmt(sampler.peak / MB, 1, ' MB') },
+      ],
+    });
+    complete = !ac.signal.aborted;
+  } finally {
+    if (rig) {
+      await rig.stop();
+      const { lines, bytes } = await countLines(rig.logFile);
+      notes.push(`Gateway logging on (LOG_LEVEL=info, pino to a temp file): ${lines.toLocaleString('en-US')} lines, ${fmt(bytes / MB, 1)} MB written.`);
+      notes.push('Group rate limits are raised to 1e9 requests/min in a temp copy of channels.yaml (the shipped 600/min would throttle the load in a second); everything else is the repository config.');
+      if (o.keepTmp) notes.push(`Temp dir kept: ${rig.tmp}`);
+      else rmSync(rig.tmp, { recursive: true, force: true });
+    }
+  }
+  if (profileDir) {
+    const file = findProfile(profileDir);
+    if (file) {
+      const p = topSelfTime(file, root);
+      sections.push({
+        title: 'Gateway CPU profile (top self time; --profile run, so the figures above are slowed by the profiler)',
+        rows: [],
+        notes: [
+          `busy ${fmt(p.busyMs, 0, ' ms')}, idle ${fmt(p.idleMs, 0, ' ms')}; profile ${o.keepTmp ? file : '(deleted; use --keep-tmp to keep it)'}`,
+          ...p.hot.map((h) => `${fmt(h.share * 100, 1)} % ${fmt(h.selfMs, 0, ' ms')} \`${h.name}\` ${h.where}`),
+        ],
+      });
+    } else notes.push('--profile: the gateway wrote no .cpuprofile (did it exit cleanly?).');
+    if (!o.keepTmp) rmSync(profileDir, { recursive: true, force: true });
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const report = renderReport({ mode: o.mode, date, runs: o.runs, seconds, machine: describeMachine(pinning, openFileLimit('self')), interference, sections, notes, complete });
+  const dir = join(root, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const stamp = date.toISOString().replace(/:/g, '').replace(/\.\d+Z$/, 'Z'); // ISO 8601 basic time: no ':' in file names
+  const file = join(dir, `${stamp}-${o.mode}${o.profile ? '-profile' : ''}.md`);
+  writeFileSync(file, report);
+  console.log(report);
+  log(`wrote ${relative(root, file)}`);
+  return complete ? 0 : signals ? 130 : 1;
+}
+
+main().then((code) => process.exit(code), (err) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exit(1); // the 'exit' handler in processes.ts kills any child still running
+});

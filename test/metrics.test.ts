@@ -1,0 +1,37 @@
+// Observability: the added-latency header on proxied answers and the Prometheus metrics they feed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack, type Stack } from './helpers/stack.js';
+
+let stack: Stack;
+before(async () => { stack = await startStack(); });
+after(async () => { await stack.close(); });
+
+const chat = (key: string, stream: boolean) => fetch(`${stack.url}/v1/chat/completions`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hi [sim chunks=2 first_byte_ms=30]' }] }),
+});
+
+test('proxied answers carry x-switchyard-added-ms, excluding the upstream wait', async () => {
+  const { key } = await stack.token();
+  for (const stream of [false, true]) {
+    const res = await chat(key, stream);
+    await res.text();
+    const added = Number(res.headers.get('x-switchyard-added-ms'));
+    assert.ok(Number.isFinite(added) && added >= 0, `header present (stream=${stream})`);
+    assert.ok(added < 30, `the simulator's 30 ms first-byte delay is not counted (got ${added} ms)`);
+  }
+});
+
+test('/metrics exposes request counts, added latency and quota movements', async () => {
+  const { key } = await stack.token();
+  await (await chat(key, false)).text();
+  const text = await (await fetch(`${stack.url}/metrics`)).text();
+  assert.match(text, /switchyard_requests_total\{route="chat_completions",channel="sim_openai",status="200"\} \d+/);
+  assert.match(text, /switchyard_added_latency_seconds_count\{route="chat_completions"\} \d+/);
+  assert.match(text, /switchyard_upstream_duration_seconds_bucket\{le="[\d.]+",route="chat_completions",channel="sim_openai"\}/);
+  assert.match(text, /switchyard_quota_units_total\{kind="charged"\} \d+/);
+  assert.match(text, /switchyard_streams_in_flight 0/);
+  assert.match(text, /switchyard_tasks_open \d+/);
+});
