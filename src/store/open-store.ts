@@ -6,6 +6,7 @@ import KeyvSqlite from '@keyv/sqlite';
 import { SqliteQuotaLedger } from './sqlite-quota.js';
 import type { QuotaLedger } from './quota-ledger.js';
 import { SqliteTaskIndex } from './sqlite-task-index.js';
+import { openStateDb, stateFileFor } from './sqlite-state.js';
 import type { TaskIndex } from './task-index.js';
 
 export interface Store {
@@ -37,13 +38,12 @@ async function openSqlite(uri: string): Promise<Store> {
   const main = adapter();
   await main.query('PRAGMA journal_mode=WAL');
   await main.query('PRAGMA synchronous=NORMAL');
-  const quota = new SqliteQuotaLedger(main.query.bind(main));
-  await quota.init();
-  const tasks = new SqliteTaskIndex(main.query.bind(main));
-  await tasks.init();
+  const state = openStateDb(stateFileFor(file));
+  const quota = new SqliteQuotaLedger(state);
+  const tasks = new SqliteTaskIndex(state);
   const spaces = new Map<string, Keyv>();
   return {
-    describe: `sqlite ${file}`,
+    describe: `sqlite ${file} (+ ${stateFileFor(file)})`,
     quota,
     tasks,
     kv(namespace) {
@@ -56,6 +56,7 @@ async function openSqlite(uri: string): Promise<Store> {
     },
     async close() {
       await Promise.allSettled(adapters.map((a) => a.disconnect()));
+      state.close();
     },
   };
 }
