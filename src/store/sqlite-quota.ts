@@ -1,6 +1,7 @@
 // Quota ledger in SQLite: each movement is one INSERT whose trigger moves the balance in the same statement.
 import type { StateDb } from './sqlite-state.js';
 import type { LedgerEntry, QuotaLedger } from './quota-ledger.js';
+import { WriteBatch } from './write-batch.js';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS quota_accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL, updated_at INTEGER NOT NULL);
@@ -17,9 +18,11 @@ const schema = `
 
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly stmt;
+  private readonly batch: WriteBatch;
 
   constructor(db: StateDb) {
     db.exec(schema);
+    this.batch = new WriteBatch(db);
     this.stmt = {
       // ON CONFLICT DO NOTHING: a repeated entry inserts no row, so its trigger never runs twice.
       insert: db.prepare('INSERT INTO quota_ledger (entry, account, request, kind, amount, at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(entry) DO NOTHING'),
@@ -40,7 +43,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
 
   async reserve(account: string, request: string, amount: number): Promise<boolean> {
     try {
-      this.insert(`${request}:reserve`, account, request, 'reserve', amount);
+      await this.insert(`${request}:reserve`, account, request, 'reserve', amount);
       return true;
     } catch (err) {
       if (/quota_insufficient|quota_no_account/.test((err as Error).message)) return false;
@@ -49,22 +52,22 @@ export class SqliteQuotaLedger implements QuotaLedger {
   }
 
   async settle(account: string, request: string, reserved: number, actual: number): Promise<void> {
-    this.insert(`${request}:close`, account, request, 'settle', actual - reserved);
+    await this.insert(`${request}:close`, account, request, 'settle', actual - reserved);
   }
 
   async refund(account: string, request: string, reserved: number): Promise<void> {
-    this.insert(`${request}:close`, account, request, 'refund', -reserved);
+    await this.insert(`${request}:close`, account, request, 'refund', -reserved);
   }
 
   async topup(account: string, amount: number, ref: string): Promise<void> {
-    this.insert(`topup:${ref}`, account, ref, 'topup', -amount);
+    await this.insert(`topup:${ref}`, account, ref, 'topup', -amount);
   }
 
   async entries(account: string): Promise<LedgerEntry[]> {
     return this.stmt.entries.all(account) as LedgerEntry[];
   }
 
-  private insert(entry: string, account: string, request: string, kind: string, amount: number): void {
-    this.stmt.insert.run(entry, account, request, kind, Math.round(amount), Date.now());
+  private insert(entry: string, account: string, request: string, kind: string, amount: number): Promise<unknown> {
+    return this.batch.run(() => this.stmt.insert.run(entry, account, request, kind, Math.round(amount), Date.now()));
   }
 }
