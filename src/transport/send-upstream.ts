@@ -68,7 +68,7 @@ export function sendUpstream(req: IncomingMessage, res: ServerResponse, u: Upstr
   const path = applyAuth(u.channel.auth, headers, joinPath(u.channel.baseUrl, u.path));
   const { connect_ms, first_byte_ms } = u.channel.timeouts;
   return sendRaw(req, res, {
-    url: new URL(path, u.channel.baseUrl), agent: u.channel.agent, headers, method: u.method, body: u.body,
+    url: targetUrl(path, u.channel.baseUrl), agent: u.channel.agent, headers, method: u.method, body: u.body,
     connectMs: connect_ms, firstByteMs: first_byte_ms,
   });
 }
@@ -91,12 +91,33 @@ export function sendRaw(req: IncomingMessage, res: ServerResponse, t: RawTarget)
       agent: t.agent,
       method: t.method,
       headers: t.headers,
-      buffer: Readable.from(t.body ? [t.body] : []),
+      buffer: bodyStream(t.body),
     }, (err: Error) => {
       tracked[kPending] = undefined;
       reject(err instanceof UpstreamFailure ? err : classify(err));
     });
   });
+}
+
+/** A one-chunk stream: much cheaper than Readable.from, which drives an async iterator. */
+function bodyStream(body: Buffer | undefined): Readable {
+  const r = new Readable({ read() {} });
+  if (body) r.push(body);
+  r.push(null);
+  return r;
+}
+
+// Target URLs are few (channel × path); parsing one per request is avoidable work on the hot path.
+const urlCache = new Map<string, URL>();
+function targetUrl(path: string, base: URL): URL {
+  const key = `${base.href}\u0000${path}`;
+  let url = urlCache.get(key);
+  if (!url) {
+    url = new URL(path, base);
+    if (urlCache.size > 10_000) urlCache.clear();
+    urlCache.set(key, url);
+  }
+  return url;
 }
 
 function joinPath(base: URL, path: string): string {
