@@ -85,7 +85,7 @@ function compileChannel(c: Channel, transformMs: number): CompiledChannel {
     });
   }
   // Pooled keep-alive connections per channel: the hot path never pays a new handshake.
-  const agentOpts = { keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' as const };
+  const agentOpts = { keepAlive: true, maxSockets: c.max_connections ?? Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
   return {
     id: c.id,
     enabled: c.enabled !== false,

@@ -329,6 +329,10 @@ export interface Channel {
   weight?: number;
   timeouts?: Timeouts;
   operations?: Operations;
+  /**
+   * Most concurrent upstream connections to this channel (default unlimited); each open stream holds one.
+   */
+  max_connections?: number;
 }
 /**
  * The background task poller and task lifetimes.
