@@ -9,6 +9,7 @@ import { serveStream } from './policies/stream-policy.js';
 import { serveModels } from './policies/models-policy.js';
 import { serveTask } from './policies/task-policy.js';
 import { servePassthrough } from './policies/passthrough-policy.js';
+import { serveJson } from './policies/json-policy.js';
 import { logRequest } from './log.js';
 import { observeRequest, serveMetrics } from './metrics.js';
 
@@ -45,8 +46,8 @@ async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, 
   switch (ctx.route!.policy) {
     case 'models': return serveModels(g, ctx, res);
     case 'metrics': return serveMetrics(g, res);
-    case 'stream':
-    case 'json': return serveStream(g, ctx, req, res);
+    case 'stream': return serveStream(g, ctx, req, res);
+    case 'json': return serveJson(g, ctx, req, res);
     case 'task': return serveTask(g, ctx, req, res);
     case 'passthrough': return servePassthrough(g, ctx, req, res);
   }

@@ -4,8 +4,8 @@ import type { Gateway } from '../gateway.js';
 import type { RequestContext, Usage } from '../pipeline/context.js';
 import { charge } from './price.js';
 
-/** `work` returns the usage to bill, or undefined when nothing was delivered (full refund). */
-export async function withReservation(g: Gateway, ctx: RequestContext, amount: number, work: () => Promise<Usage | undefined>): Promise<void> {
+/** `work` returns the usage to bill (or an exact charge), or undefined when nothing was delivered (full refund). */
+export async function withReservation(g: Gateway, ctx: RequestContext, amount: number, work: () => Promise<Usage | number | undefined>): Promise<void> {
   const account = ctx.token!.id;
   const ok = await g.store.quota.reserve(account, ctx.id, amount);
   if (!ok) {
@@ -13,7 +13,7 @@ export async function withReservation(g: Gateway, ctx: RequestContext, amount: n
     throw new GatewayError('insufficient_user_quota', `Insufficient quota: this request may cost up to ${amount}, balance is ${balance ?? 0}`);
   }
   ctx.reserved = amount;
-  let usage: Usage | undefined;
+  let usage: Usage | number | undefined;
   try {
     usage = await work();
   } catch (err) {
@@ -22,6 +22,6 @@ export async function withReservation(g: Gateway, ctx: RequestContext, amount: n
     throw err;
   }
   const price = g.runtime.models.get(ctx.model!);
-  ctx.charged = usage && price ? charge(price, usage) : 0;
+  ctx.charged = typeof usage === 'number' ? usage : usage && price ? charge(price, usage) : 0;
   await g.store.quota.settle(account, ctx.id, amount, ctx.charged);
 }

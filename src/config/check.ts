@@ -114,10 +114,10 @@ function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): v
   if (auth.scheme !== 'none' && !auth.key) at('error', p, `scheme "${auth.scheme}" needs key`);
   if (auth.scheme === 'header' && !auth.header) at('error', p, 'scheme "header" needs header');
   if (auth.scheme === 'query' && !auth.param) at('error', p, 'scheme "query" needs param');
-  if (auth.scheme === 'jwt_hs256' && !auth.secret) at('error', p, 'scheme "jwt_hs256" needs secret');
+  if ((auth.scheme === 'jwt_hs256' || auth.scheme === 'hmac_v4') && !auth.secret) at('error', p, `scheme "${auth.scheme}" needs secret`);
 }
 
-const jsonataSlots = ['request', 'response', 'chunk', 'error', 'path_expr', 'model_expr', 'answer', 'seconds'];
+const jsonataSlots = ['request', 'response', 'chunk', 'error', 'path_expr', 'model_expr', 'answer', 'seconds', 'units', 'saturated_answer', 'list_answer', 'resolve'];
 
 /** Parses every JSONata slot found in an object tree (operations, poll blocks, task routes). */
 function parseSlots(node: unknown, base: string, at: (p: string, m: string) => void): void {

@@ -28,6 +28,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     model: r.model,
     modelExpr: r.model_expr ? compileTransform(r.model_expr, transformMs) : undefined,
     multipart: r.multipart ?? false,
+    units: r.units ? compileTransform(r.units, transformMs) : undefined,
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
   }));
   const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs));
@@ -44,6 +45,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     maxAttempts: dispatch.max_attempts ?? 3,
     tokenCacheMs: dispatch.token_cache_ms ?? 2000,
     tasks: { ...defaultTaskSettings, ...cfg.channels.tasks },
+    callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks },
     modelSchemas,
     channel: (id) => byId.get(id),
     candidates: (group, model, operation) =>
@@ -58,6 +60,9 @@ function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTa
     answer: t.answer ? compileTransform(t.answer, ms) : undefined,
     seconds: compileTransform(t.seconds ?? defaultSecondsExpr, ms),
     saturatedShape: t.saturated_shape ?? 'A',
+    saturatedAnswer: t.saturated_answer ? compileTransform(t.saturated_answer, ms) : undefined,
+    listAnswer: t.list_answer ? compileTransform(t.list_answer, ms) : undefined,
+    callback: t.callback,
   };
 }
 

@@ -2,7 +2,7 @@
 import type { Agent as HttpAgent } from 'node:http';
 import type { ValidateFunction } from 'ajv';
 import type { Transform } from '../transform/compile-transform.js';
-import type { Auth, Model, Group, Timeouts, TaskSettings } from '../types/generated/channels.js';
+import type { Auth, Model, Group, Timeouts, TaskSettings, CallbackSettings } from '../types/generated/channels.js';
 import type { Route, RateLimit } from '../types/generated/routes.js';
 
 export interface RouteLimitsResolved {
@@ -27,16 +27,20 @@ export interface CompiledRoute {
   model?: string;
   modelExpr?: Transform;
   multipart: boolean;
+  units?: Transform;
   task?: CompiledTaskRoute;
 }
 
 export interface CompiledTaskRoute {
-  action: 'submit' | 'query' | 'content' | 'list';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay';
   family?: string;
   families?: string[];
   answer?: Transform;
   seconds: Transform;
   saturatedShape: 'A' | 'B';
+  saturatedAnswer?: Transform;
+  listAnswer?: Transform;
+  callback?: { field: string; route?: string };
 }
 
 export type UnifiedStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
@@ -89,6 +93,7 @@ export interface Runtime {
   maxAttempts: number;
   tokenCacheMs: number;
   tasks: Required<TaskSettings>;
+  callbacks: Required<CallbackSettings>;
   /** Per-model request schemas (a family's own rules). */
   modelSchemas: Map<string, ValidateFunction>;
   channel(id: string): CompiledChannel | undefined;

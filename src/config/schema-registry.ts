@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { pointerToField } from './diagnostics.js';
+import { imageLimitsKeyword } from './image-limits.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -15,6 +16,7 @@ export class SchemaRegistry {
     addFormats(this.ajv);
     // json-schema-to-typescript keywords: declared so strict mode accepts them.
     this.ajv.addVocabulary(['tsType', 'tsEnumNames']);
+    this.ajv.addKeyword(imageLimitsKeyword);
     for (const sub of ['config', 'api']) {
       const dir = join(schemasDir, sub);
       for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {

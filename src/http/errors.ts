@@ -36,6 +36,8 @@ export class GatewayError extends Error {
   headers?: Record<string, string>;
   /** Shape B (`{code, message, data: null}`) where the contract asks for it, e.g. saturated task groups. */
   shape: 'A' | 'B' = 'A';
+  /** A vendor-format body sent instead of the shapes (e.g. an image-art `{code, description, result}`). */
+  answer?: unknown;
   constructor(code: ErrorCode, message?: string, opts: { status?: number; type?: string; headers?: Record<string, string> } = {}) {
     const entry: CatalogEntry = catalog[code];
     super(message ?? entry.message);
@@ -61,7 +63,7 @@ export function shapeA(message: string, type: string, code: string): string {
 export function sendError(res: ServerResponse, err: GatewayError, requestId: string, typeOverride?: string): void {
   if (res.headersSent) { res.destroy(); return; }
   const message = `${err.message} (request id: ${requestId})`;
-  const body = err.shape === 'B'
+  const body = err.answer !== undefined ? JSON.stringify(err.answer) : err.shape === 'B'
     ? JSON.stringify({ code: err.code, message, data: null })
     : shapeA(message, pickType(err, typeOverride), err.code);
   res.writeHead(err.status, {

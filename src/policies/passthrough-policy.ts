@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
 import { addedMs, type RequestContext } from '../pipeline/context.js';
-import { GatewayError } from '../http/errors.js';
+import { pickModel } from '../pipeline/pick-model.js';
 import { readBody } from '../http/read-body.js';
 import { resolveModel } from '../pipeline/model-access.js';
 import { dispatch } from '../pipeline/dispatch.js';
@@ -12,12 +12,11 @@ const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-
 
 export async function servePassthrough(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const route = ctx.route!;
-  const model = route.model;
-  if (!model) throw new GatewayError('internal_error', 'passthrough route without a model');
-  ctx.model = model;
-  const price = resolveModel(g, ctx.token!, model, route.operation);
   const contentType = req.headers['content-type'];
   const raw = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req, route.limits.maxBodyBytes);
+  const model = await pickModel(ctx, route.model ? {} : jsonOrEmpty(raw));
+  ctx.model = model;
+  const price = resolveModel(g, ctx.token!, model, route.operation);
   const query = ctx.url.includes('?') ? ctx.url.slice(ctx.url.indexOf('?')) : '';
   await withReservation(g, ctx, Math.ceil(price.price.per_call ?? 0), async () => {
     const d = await dispatch(g, ctx, req, res, ctx.token!.group, model, route.operation, async (ch) => {
@@ -34,4 +33,14 @@ export async function servePassthrough(g: Gateway, ctx: RequestContext, req: Inc
     // Only a successful call is billed; the answer itself is the vendor's, never rewritten.
     return status < 400 ? { prompt_tokens: 0, completion_tokens: 0 } : undefined;
   });
+}
+
+/** The body as JSON when it is JSON (to find the model); the bytes forwarded are the original ones either way. */
+function jsonOrEmpty(raw: Buffer | undefined): Record<string, unknown> {
+  try {
+    const v = raw?.length ? JSON.parse(raw.toString('utf8')) : {};
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
 }

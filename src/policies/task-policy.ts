@@ -5,6 +5,7 @@ import type { RequestContext } from '../pipeline/context.js';
 import { submitTask } from '../tasks/submit.js';
 import { queryTask, listTasks } from '../tasks/query.js';
 import { serveContent } from '../tasks/content.js';
+import { relayTask } from '../tasks/relay.js';
 
 export function serveTask(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   switch (ctx.route!.task!.action) {
@@ -12,5 +13,6 @@ export function serveTask(g: Gateway, ctx: RequestContext, req: IncomingMessage,
     case 'query': return queryTask(g, ctx, req, res);
     case 'list': return listTasks(g, ctx, req, res);
     case 'content': return serveContent(g, ctx, req, res);
+    case 'relay': return relayTask(g, ctx, res);
   }
 }

@@ -1,10 +1,11 @@
-// Opens the state store named by SWITCHYARD_STORE: an embedded SQLite file by default.
+// Opens the state store named by SWITCHYARD_STORE: an embedded SQLite file by default, or a shared Redis server.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Keyv from 'keyv';
 import KeyvSqlite from '@keyv/sqlite';
 import { SqliteQuotaLedger } from './sqlite-quota.js';
 import type { QuotaLedger } from './quota-ledger.js';
+import { openRedis } from './redis-store.js';
 import { SqliteTaskIndex } from './sqlite-task-index.js';
 import { openStateDb, stateFileFor } from './sqlite-state.js';
 import type { TaskIndex } from './task-index.js';
@@ -15,6 +16,13 @@ export interface Store {
   quota: QuotaLedger;
   tasks: TaskIndex;
   describe: string;
+  /**
+   * Cache invalidation across instances sharing the store: `publishInvalidate(tokenHash)` reaches every
+   * instance's `onInvalidate` listeners (an undefined hash means "drop everything", e.g. after messages may
+   * have been missed). Absent for a store only one host uses (SQLite): there `token_cache_ms` is the bound.
+   */
+  onInvalidate?(cb: (hash?: string) => void): void;
+  publishInvalidate?(hash: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -22,7 +30,8 @@ export const defaultStoreUri = 'sqlite://data/switchyard.sqlite';
 
 export async function openStore(uri = process.env.SWITCHYARD_STORE || defaultStoreUri): Promise<Store> {
   if (uri.startsWith('sqlite://')) return openSqlite(uri);
-  throw new Error(`SWITCHYARD_STORE: unsupported store "${uri.split(':')[0]}" (use sqlite://path)`);
+  if (uri.startsWith('redis://') || uri.startsWith('rediss://')) return openRedis(uri);
+  throw new Error(`SWITCHYARD_STORE: unsupported store "${uri.split(':')[0]}" (use sqlite://path or redis://host:port[/db])`);
 }
 
 async function openSqlite(uri: string): Promise<Store> {

@@ -1,4 +1,5 @@
-// Client tokens: stored by the SHA-256 of the key, cached in memory for a bounded time.
+// Client tokens: stored by the SHA-256 of the key, cached in memory for a bounded time (shorter when the store
+// broadcasts revocations: then a revoked key is dropped from every instance's cache as the message arrives).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type Keyv from 'keyv';
 import type { Store } from './open-store.js';
@@ -23,9 +24,13 @@ const maxCached = 50_000;
 export class TokenStore {
   private readonly kv: Keyv;
   private readonly cache = new Map<string, { rec: TokenRecord | undefined; at: number }>();
+  /** Bumped on every invalidation: a lookup that started before one must not put its possibly stale answer in the cache. */
+  private generation = 0;
 
   constructor(private readonly store: Store, private readonly cacheMs: number) {
     this.kv = store.kv('tokens');
+    // Nothing is cached when cacheMs is 0 (the CLI), so there is nothing to drop.
+    if (cacheMs > 0) store.onInvalidate?.((hash) => this.forget(hash));
   }
 
   async create(t: NewToken): Promise<{ key: string; record: TokenRecord }> {
@@ -47,9 +52,12 @@ export class TokenStore {
     const now = Date.now();
     let hit = this.cache.get(hash);
     if (!hit || now - hit.at > this.cacheMs) {
+      const generation = this.generation;
       hit = { rec: await this.kv.get<TokenRecord>(`key:${hash}`), at: now };
-      if (this.cache.size >= maxCached) this.cache.clear();
-      this.cache.set(hash, hit);
+      if (generation === this.generation) {
+        if (this.cache.size >= maxCached) this.cache.clear();
+        this.cache.set(hash, hit);
+      }
     }
     const rec = hit.rec;
     if (!rec || rec.revoked) return undefined;
@@ -67,8 +75,17 @@ export class TokenStore {
     const rec = await this.byId(id);
     if (!rec) return false;
     await this.kv.set(`key:${rec.hash}`, { ...rec, revoked: true });
-    this.cache.delete(rec.hash);
+    this.forget(rec.hash);
+    // After the write, so an instance that re-reads on the message sees the revoked record.
+    await this.store.publishInvalidate?.(rec.hash);
     return true;
+  }
+
+  /** Drops one cached key, or all of them when `hash` is undefined. */
+  private forget(hash?: string): void {
+    this.generation++;
+    if (hash === undefined) this.cache.clear();
+    else this.cache.delete(hash);
   }
 
   async list(): Promise<TokenRecord[]> {

@@ -36,7 +36,8 @@ export async function listTasks(g: Gateway, ctx: RequestContext, req: IncomingMe
     const rec = await ownTask(g, ctx, id).catch(() => undefined);
     if (rec) out.push(await taskBody(g, ctx.route!, await fresh(g, rec), baseUrlOf(req)));
   }
-  sendJson(res, 200, out);
+  const wrap = ctx.route!.task!.listAnswer;
+  sendJson(res, 200, wrap ? await wrap.run(out) : out);
 }
 
 /** Refreshes inline when the record is stale; the lease keeps this from racing the poller on another instance. */

@@ -4,7 +4,7 @@ import type { CompiledChannel, CompiledOperation, CompiledPoll } from '../config
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { applyUpdate } from './apply-update.js';
 import { normalise, type PollResult } from './status-map.js';
-import { fillPath, nowSeconds, stringVars, type TaskRecord } from './task-record.js';
+import { fillPath, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
 
 /** Refreshes tasks that share a channel and operation; failures leave tasks as they were for the next pass. */
 export async function refreshTasks(g: Gateway, tasks: TaskRecord[]): Promise<TaskRecord[]> {
@@ -42,7 +42,8 @@ async function refreshGroup(g: Gateway, channel: CompiledChannel, op: CompiledOp
     if (!r) { out.push(await applyUpdate(g, t, undefined)); continue; }
     const update = normalise(op, r);
     if (!update) g.log.warn({ task_id: t.id, channel: channel.id, upstream_status: String(r.status) }, 'unknown upstream task status');
-    const withVars = r.vars ? { ...t, vars: { ...t.vars, ...stringVars(r.vars) } } : t;
+    const extra = smallObject(r.extra);
+    const withVars = r.vars || extra ? { ...t, vars: { ...t.vars, ...stringVars(r.vars) }, extra: extra ? { ...t.extra, ...extra } : t.extra } : t;
     out.push(await applyUpdate(g, withVars, update, r.status === undefined ? undefined : String(r.status)));
   }
   return out;

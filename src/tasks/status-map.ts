@@ -4,7 +4,7 @@ import type { CompiledOperation, UnifiedStatus } from '../config/runtime.js';
 const unified = new Set<string>(['queued', 'in_progress', 'completed', 'failed']);
 const defaultProgress: Record<UnifiedStatus, number> = { queued: 0, in_progress: 50, completed: 100, failed: 100 };
 
-export interface PollResult { status?: unknown; progress?: unknown; result_url?: unknown; result_urls?: unknown; error?: unknown; upstream_id?: unknown; vars?: unknown }
+export interface PollResult { status?: unknown; progress?: unknown; result_url?: unknown; result_urls?: unknown; error?: unknown; upstream_id?: unknown; vars?: unknown; extra?: unknown }
 
 /** undefined when the vendor status is unknown: the task then stays as it was and keeps being polled. */
 export function normalise(op: CompiledOperation, r: PollResult): { status: UnifiedStatus; progress: number; urls: string[]; error?: string } | undefined {

@@ -7,11 +7,12 @@ import { GatewayError } from '../http/errors.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
 import { readJsonBody } from '../policies/read-json-body.js';
 import { resolveModel } from '../pipeline/model-access.js';
+import { pickModel } from '../pipeline/pick-model.js';
 import { dispatch, submitRetry, upstreamClientError } from '../pipeline/dispatch.js';
 import { readLimited } from '../transport/read-limited.js';
 import { encodeMultipart } from '../http/multipart.js';
 import { taskCharge } from '../billing/price.js';
-import { newTaskId, nowSeconds, stringVars, type TaskRecord } from './task-record.js';
+import { newTaskId, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
 import { normalise } from './status-map.js';
 import { applyUpdate } from './apply-update.js';
 import { answerTask } from './answer.js';
@@ -20,19 +21,20 @@ import { baseUrlOf } from '../http/base-url.js';
 export async function submitTask(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const route = ctx.route!;
   const { body } = await readJsonBody(req, route);
-  const model = await pickModel(route, body);
+  const model = await pickModel(ctx, body);
   ctx.model = model;
   const token = ctx.token!;
   const price = resolveModel(g, token, model, route.operation);
   const extra = g.runtime.modelSchemas.get(model);
   if (extra && !extra(body)) throw new GatewayError('invalid_request', describeAjvErrors(extra.errors));
   const seconds = numberOrUndefined(await route.task!.seconds.run(body));
+  const callback = callbackUrl(route, body);
   const amount = taskCharge(price, seconds);
   const id = newTaskId();
   await holdSlotAndQuota(g, ctx, id, amount);
   let rec: TaskRecord;
   try {
-    rec = await dispatchSubmit(g, ctx, req, res, { id, model, body, seconds, amount });
+    rec = await dispatchSubmit(g, ctx, req, res, { id, model, body, seconds, amount, callback, baseUrl: baseUrlOf(req) });
   } catch (err) {
     await g.store.quota.refund(token.id, id, amount);
     await g.store.tasks.close(id);
@@ -42,12 +44,6 @@ export async function submitTask(g: Gateway, ctx: RequestContext, req: IncomingM
   await answerTask(g, route, rec, res, baseUrlOf(req));
 }
 
-async function pickModel(route: CompiledRoute, body: Record<string, unknown>): Promise<string> {
-  const m = route.model ?? (route.modelExpr ? await route.modelExpr.run(body) : body.model);
-  if (typeof m !== 'string' || !m) throw new GatewayError('invalid_request', '`model` is required');
-  return m;
-}
-
 const numberOrUndefined = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** Both holds are atomic in the store; the slot is taken first so a saturated group costs no ledger entry. */
@@ -55,8 +51,10 @@ async function holdSlotAndQuota(g: Gateway, ctx: RequestContext, id: string, amo
   const token = ctx.token!;
   const limit = g.runtime.groups.get(token.group)?.max_inflight_tasks;
   if (!(await g.store.tasks.open(id, token.group, limit, Date.now() + g.runtime.tasks.poll_base_ms))) {
+    const t = ctx.route!.task!;
     const e = new GatewayError('too_many_requests', `The upstream load of group ${token.group} is saturated (${limit} tasks in flight); retry later`);
-    e.shape = ctx.route!.task!.saturatedShape;
+    e.shape = t.saturatedShape;
+    if (t.saturatedAnswer) e.answer = await t.saturatedAnswer.run({}, { message: e.message });
     throw e;
   }
   if (!(await g.store.quota.reserve(token.id, id, amount))) {
@@ -67,7 +65,7 @@ async function holdSlotAndQuota(g: Gateway, ctx: RequestContext, id: string, amo
   ctx.reserved = amount;
 }
 
-interface Submit { id: string; model: string; body: Record<string, unknown>; seconds?: number; amount: number }
+interface Submit { id: string; model: string; body: Record<string, unknown>; seconds?: number; amount: number; callback?: string; baseUrl: string }
 
 async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, s: Submit): Promise<TaskRecord> {
   const route = ctx.route!;
@@ -83,10 +81,11 @@ async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMess
     throw new GatewayError('bad_response', 'copy_response_body_failed');
   }
   const mapped = (op.response ? await op.response.run(parsed, { model: d.upstreamModel, task_id: s.id, path: d.path }) : parsed) as Record<string, unknown> | undefined;
+  if (mapped?.reject) throw rejection(mapped.reject);
   if (mapped?.error) throw new GatewayError('task_failed', `The upstream refused the task: ${String(typeof mapped.error === 'string' ? mapped.error : JSON.stringify(mapped.error))}`);
   const upstreamId = mapped?.upstream_id ?? mapped?.id;
   if (upstreamId === undefined || upstreamId === null || upstreamId === '') throw new GatewayError('bad_response', 'copy_response_body_failed');
-  const rec = { ...newRecord(ctx, s, d.channel, d.upstreamModel, String(upstreamId)), vars: stringVars(mapped?.vars) };
+  const rec = { ...newRecord(ctx, s, d.channel, d.upstreamModel, String(upstreamId)), vars: stringVars(mapped?.vars), extra: smallObject(mapped?.extra) };
   await g.store.tasks.setChannel(rec.id, d.channel.id);
   const initial = normalise(op, { ...mapped, status: mapped?.status ?? 'queued' });
   // The record is saved before the answer, so a crash after the answer never loses a task.
@@ -114,5 +113,23 @@ function newRecord(ctx: RequestContext, s: Submit, ch: CompiledChannel, upstream
     model: s.model, upstream_model: upstreamModel, owner: { user: ctx.token!.user, token: ctx.token!.id }, group: ctx.token!.group,
     channel: ch.id, upstream_id: upstreamId, status: 'queued', progress: 0, created_at: now, updated_at: now,
     result_urls: [], quota: { reserved: s.amount, state: 'reserved' }, input: { seconds: s.seconds, size, prompt }, vars: {}, polls: 0,
+    callback: s.callback ? { url: s.callback, route: ctx.route!.task!.callback?.route ?? ctx.route!.id, base_url: s.baseUrl } : undefined,
   };
+}
+
+/** The vendor refused the task in its own words (e.g. an image-art code 24): relayed as is, nothing is charged. */
+function rejection(r: unknown): GatewayError {
+  const { status, body } = (r ?? {}) as { status?: unknown; body?: unknown };
+  const e = new GatewayError('task_failed', 'The upstream refused the task', { status: typeof status === 'number' ? status : 400 });
+  e.answer = body ?? r;
+  return e;
+}
+
+/** The client's callback URL (route `task.callback.field`), checked for form here and for address at delivery. */
+function callbackUrl(route: CompiledRoute, body: Record<string, unknown>): string | undefined {
+  const field = route.task?.callback?.field;
+  const v = field ? body[field] : undefined;
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v)) throw new GatewayError('invalid_request', `\`${field}\` must be an http(s) URL`);
+  return v;
 }

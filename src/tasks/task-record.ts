@@ -27,12 +27,22 @@ export interface TaskRecord {
   /** Values the vendor's answers asked to keep (e.g. which endpoint family to poll), used in poll and content paths. */
   vars: Record<string, string>;
   polls: number;
+  /** Where the client wants state changes POSTed, and which route's answer shapes them. */
+  callback?: { url: string; route: string; base_url?: string };
+  /** Vendor data a format-specific answer may show (e.g. image-art buttons), kept small. */
+  extra?: Record<string, unknown>;
 }
 
 /** Replaces `{upstream_id}`, `{model}` and `{var}` placeholders of a vendor path. */
 export function fillPath(path: string, t: Pick<TaskRecord, 'upstream_id' | 'upstream_model' | 'vars'>): string {
   const values: Record<string, string | undefined> = { ...t.vars, upstream_id: t.upstream_id, model: t.upstream_model };
   return path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(values[name] ?? ''));
+}
+
+/** Vendor extras are kept only when small: a record is not a place for payloads. */
+export function smallObject(v: unknown): Record<string, unknown> | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  return JSON.stringify(v).length <= 16_384 ? (v as Record<string, unknown>) : undefined;
 }
 
 export function stringVars(v: unknown): Record<string, string> {
@@ -71,6 +81,7 @@ export function publicView(t: TaskRecord, contentUrl?: string) {
     prompt: t.input.prompt ?? null,
     error: t.error ?? null,
     content_url: t.status === 'completed' && contentUrl ? contentUrl : null,
+    extra: t.extra ?? {},
   };
 }
 

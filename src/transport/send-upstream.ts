@@ -65,7 +65,7 @@ export function sendUpstream(req: IncomingMessage, res: ServerResponse, u: Upstr
   } else if (u.method !== 'GET' && u.method !== 'HEAD') {
     headers['content-length'] = '0';
   }
-  const path = applyAuth(u.channel.auth, headers, joinPath(u.channel.baseUrl, u.path));
+  const path = applyAuth(u.channel.auth, { method: u.method, host: u.channel.baseUrl.host, path: joinPath(u.channel.baseUrl, u.path), headers, body: u.body });
   const { connect_ms, first_byte_ms } = u.channel.timeouts;
   return sendRaw(req, res, {
     url: targetUrl(path, u.channel.baseUrl), agent: u.channel.agent, headers, method: u.method, body: u.body,

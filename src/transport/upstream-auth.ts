@@ -1,10 +1,13 @@
 // Upstream auth schemes: how a channel's secret is attached to an outgoing request.
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { Auth } from '../types/generated/channels.js';
 
+export interface Outgoing { method: string; host: string; path: string; headers: Record<string, string>; body?: Buffer }
+
 /** Adds the channel's credentials to headers or path; returns the (possibly extended) path. */
-export function applyAuth(auth: Auth, headers: Record<string, string>, path: string): string {
+export function applyAuth(auth: Auth, out: Outgoing): string {
   const key = auth.key ?? '';
+  const { headers, path } = out;
   switch (auth.scheme) {
     case 'bearer':
       headers.authorization = `Bearer ${key}`;
@@ -17,9 +20,13 @@ export function applyAuth(auth: Auth, headers: Record<string, string>, path: str
     case 'jwt_hs256':
       headers.authorization = `Bearer ${mintJwt(key, auth.secret ?? '', auth.ttl_s ?? 1800)}`;
       return path;
+    case 'hmac_v4':
+      signV4(auth, out);
+      return path;
     case 'none':
       return path;
   }
+  return path;
 }
 
 const b64url = (v: string | Buffer) => Buffer.from(v).toString('base64url');
@@ -35,4 +42,34 @@ export function mintJwt(key: string, secret: string, ttlS: number, now = Date.no
   const token = `${jwtHeader}.${payload}.${sig}`;
   cached = { key: `${key}\u0000${secret}`, token, until: now + (ttlS - 60) * 1000 };
   return token;
+}
+
+const sha256 = (v: string | Buffer) => createHash('sha256').update(v).digest('hex');
+const hmac = (k: string | Buffer, v: string) => createHmac('sha256', k).update(v).digest();
+const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * V4 request signing (HMAC-SHA256 over the canonical request, key chain secret → date → region → service →
+ * "request"), as the visual-API family of vendors requires.
+ */
+export function signV4(auth: Auth, out: Outgoing, now = new Date()): void {
+  const xDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const date = xDate.slice(0, 8);
+  const [pathname, search = ''] = out.path.split('?');
+  const query = search.split('&').filter(Boolean).map((kv) => kv.split('=').map((p) => rfc3986(decodeURIComponent(p ?? ''))))
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, v = '']) => `${k}=${v}`).join('&');
+  out.headers['content-type'] ??= 'application/json';
+  out.headers['x-date'] = xDate;
+  out.headers['x-content-sha256'] = sha256(out.body ?? '');
+  const signed: Record<string, string> = {
+    'content-type': out.headers['content-type'], host: out.host, 'x-content-sha256': out.headers['x-content-sha256'], 'x-date': xDate,
+  };
+  const names = Object.keys(signed).sort();
+  const canonical = [out.method, pathname || '/', query, names.map((n) => `${n}:${signed[n].trim()}\n`).join(''), names.join(';'), signed['x-content-sha256']].join('\n');
+  const scope = `${date}/${auth.region ?? 'cn-north-1'}/${auth.service ?? 'cv'}/request`;
+  const toSign = ['HMAC-SHA256', xDate, scope, sha256(canonical)].join('\n');
+  const kSigning = ['request'].reduce((k, part) => hmac(k, part),
+    hmac(hmac(hmac(auth.secret ?? '', date), auth.region ?? 'cn-north-1'), auth.service ?? 'cv'));
+  const signature = createHmac('sha256', kSigning).update(toSign).digest('hex');
+  out.headers.authorization = `HMAC-SHA256 Credential=${auth.key}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
 }

@@ -16,7 +16,7 @@ export function fetchUpstream(channel: CompiledChannel, spec: FetchSpec): Promis
     headers['content-length'] = String(spec.body.length);
   }
   const prefix = channel.baseUrl.pathname.replace(/\/$/, '');
-  const url = new URL(applyAuth(channel.auth, headers, `${prefix}${spec.path}`), channel.baseUrl);
+  const url = new URL(applyAuth(channel.auth, { method: spec.method, host: channel.baseUrl.host, path: `${prefix}${spec.path}`, headers, body: spec.body }), channel.baseUrl);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const { connect_ms, first_byte_ms, idle_ms } = channel.timeouts;
   return new Promise((resolve, reject) => {

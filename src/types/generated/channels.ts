@@ -40,6 +40,7 @@ export interface ChannelsFile {
    */
   channels: Channel[];
   tasks?: TaskSettings;
+  callbacks?: CallbackSettings;
 }
 /**
  * Gateway-wide dispatch settings.
@@ -138,13 +139,13 @@ export interface ChannelTemplate {
   operations?: Operations;
 }
 /**
- * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `query`: ?<param>=<key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key>, minted per request; `none`.
+ * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `query`: ?<param>=<key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key>, minted per request; `none`. `hmac_v4`: a V4 request signature (HMAC-SHA256 over method, path, sorted query, signed headers and body hash; key = access key, secret = secret key, with region and service).
  */
 export interface Auth {
   /**
    * Auth scheme.
    */
-  scheme: 'bearer' | 'header' | 'query' | 'jwt_hs256' | 'none';
+  scheme: 'bearer' | 'header' | 'query' | 'jwt_hs256' | 'none' | 'hmac_v4';
   /**
    * The secret, normally ${env:NAME}. Never logged.
    */
@@ -169,6 +170,14 @@ export interface Auth {
    * Lifetime of a minted JWT in seconds (default 1800).
    */
   ttl_s?: number;
+  /**
+   * Signing region for `hmac_v4` (e.g. cn-north-1).
+   */
+  region?: string;
+  /**
+   * Signing service for `hmac_v4` (e.g. cv).
+   */
+  service?: string;
 }
 /**
  * Static headers sent to the upstream.
@@ -370,4 +379,21 @@ export interface TaskSettings {
    * How long finished task records are kept (default 7 days).
    */
   retention_s?: number;
+}
+/**
+ * How the gateway calls client callback URLs (e.g. notifyHook).
+ */
+export interface CallbackSettings {
+  /**
+   * Allow callbacks to private, loopback and link-local addresses (default false: refused, which blocks SSRF).
+   */
+  allow_private_networks?: boolean;
+  /**
+   * Time limit of one delivery (default 5000).
+   */
+  timeout_ms?: number;
+  /**
+   * Deliveries tried before giving up, with exponential backoff (default 5).
+   */
+  max_attempts?: number;
 }

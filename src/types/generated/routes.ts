@@ -93,7 +93,7 @@ export interface Route {
    */
   model?: string;
   /**
-   * JSONata picking the model from the body when it is not `model` (e.g. `model_name`).
+   * JSONata picking the model from the body when it is not `model` (bindings $params: path parameters, $query: query parameters).
    */
   model_expr?: string;
   /**
@@ -101,15 +101,19 @@ export interface Route {
    */
   multipart?: boolean;
   task?: TaskRoute;
+  /**
+   * JSONata: how many billable units the body asks for (e.g. `n` images); `per_call` is charged per unit (default 1).
+   */
+  units?: string;
 }
 /**
  * How a `task` route acts on task records.
  */
 export interface TaskRoute {
   /**
-   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body.
+   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body; `relay` calls the route's operation on the task's own channel (path with `{upstream_id}`) and relays the vendor's answer.
    */
-  action: 'submit' | 'query' | 'content' | 'list';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay';
   /**
    * Submit: the family stored on the record (e.g. `video`).
    */
@@ -130,4 +134,26 @@ export interface TaskRoute {
    * Error shape when the group's in-flight task limit is reached: `A` or `B` (code, message, data: null).
    */
   saturated_shape?: 'A' | 'B';
+  /**
+   * JSONata: the body answered (HTTP 429) when the group's in-flight limit is reached, for vendor formats with their own code (bindings $message).
+   */
+  saturated_answer?: string;
+  /**
+   * JSONata: wraps the array of answers of a `list` route (default: the array itself).
+   */
+  list_answer?: string;
+  callback?: TaskCallback;
+}
+/**
+ * Client callbacks: the URL is read from the submit body and gets the task's answer POSTed on every change.
+ */
+export interface TaskCallback {
+  /**
+   * Body field holding the callback URL (e.g. `notifyHook`).
+   */
+  field: string;
+  /**
+   * Id of the route whose `answer` shapes the callback body (default: this route's).
+   */
+  route?: string;
 }

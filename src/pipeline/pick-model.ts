@@ -1,0 +1,21 @@
+// Which model a request names: the route's fixed model, its expression over the body, or `body.model`.
+import type { RequestContext } from './context.js';
+import { GatewayError } from '../http/errors.js';
+
+export async function pickModel(ctx: RequestContext, body: Record<string, unknown>): Promise<string> {
+  const route = ctx.route!;
+  const m = route.model ?? (route.modelExpr ? await route.modelExpr.run(body, { params: ctx.params, query: queryOf(ctx.url) }) : body.model);
+  if (typeof m !== 'string' || !m) throw new GatewayError('invalid_request', '`model` is required');
+  return m;
+}
+
+export function queryOf(url: string): Record<string, string> {
+  const q = url.indexOf('?');
+  return q === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
+}
+
+/** Billable units a body asks for (the route's `units` expression), at least 1. */
+export async function unitsOf(ctx: RequestContext, body: Record<string, unknown>): Promise<number> {
+  const u = ctx.route!.units ? Number(await ctx.route!.units.run(body)) : 1;
+  return Number.isFinite(u) && u >= 1 ? Math.min(Math.ceil(u), 1000) : 1;
+}

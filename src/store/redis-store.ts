@@ -1,0 +1,64 @@
+// The store on a Redis server shared by several gateway instances: records, quota, task index, invalidations.
+import Keyv from 'keyv';
+import KeyvRedis from '@keyv/redis';
+import type { Store } from './open-store.js';
+import { connectRedis, redactUri, type RedisClient } from './redis-client.js';
+import { RedisQuotaLedger } from './redis-quota.js';
+import { RedisTaskIndex } from './redis-task-index.js';
+
+/** Every instance publishes revoked token hashes here and drops them from its cache when one arrives. */
+export const invalidateChannel = 'sy:invalidate';
+
+export async function openRedis(uri: string): Promise<Store> {
+  const client = await connectRedis(uri);
+  // Pub/sub needs a connection of its own: a subscribed connection accepts no other commands.
+  let sub: RedisClient;
+  try {
+    sub = client.duplicate();
+    sub.on('error', () => {});
+    await sub.connect();
+  } catch (err) {
+    client.destroy();
+    throw err;
+  }
+  const listeners = new Set<(hash?: string) => void>();
+  const notify = (hash?: string) => { for (const cb of listeners) cb(hash); };
+  await sub.subscribe(invalidateChannel, (hash) => notify(hash));
+  // Messages published while this connection was down are lost (pub/sub delivers at most once); after a
+  // reconnect, drop every cached token rather than wait out token_cache_ms for the ones we may have missed.
+  let connected = true;
+  sub.on('end', () => { connected = false; });
+  sub.on('reconnecting', () => { connected = false; });
+  sub.on('ready', () => { if (!connected) notify(); connected = true; });
+
+  const spaces = new Map<string, Keyv>();
+  const described = redactUri(uri);
+  return {
+    describe: `redis ${described}`,
+    quota: new RedisQuotaLedger(client),
+    tasks: new RedisTaskIndex(client),
+    kv(namespace) {
+      let kv = spaces.get(namespace);
+      if (!kv) {
+        // One adapter per namespace (keyv sets the namespace on its adapter), all on the one shared connection.
+        // Keys are `sy:kv:<namespace>::<key>`; keyv's own prefix is off so the namespace is not written twice.
+        const ns = `sy:kv:${namespace}`;
+        const adapter = new KeyvRedis(client, { namespace: ns, throwOnErrors: true });
+        kv = new Keyv({ store: adapter, namespace: ns, useKeyPrefix: false, throwOnErrors: true });
+        spaces.set(namespace, kv);
+      }
+      return kv;
+    },
+    onInvalidate(cb) {
+      listeners.add(cb);
+    },
+    async publishInvalidate(hash) {
+      await client.publish(invalidateChannel, hash);
+    },
+    async close() {
+      listeners.clear();
+      // close() lets queued commands finish; destroy() is the fallback when the server is already gone.
+      await Promise.allSettled([sub, client].map(async (c) => { if (c.isOpen) await c.close(); else c.destroy(); }));
+    },
+  };
+}
