@@ -17,6 +17,8 @@ export class SchemaRegistry {
     // json-schema-to-typescript keywords: declared so strict mode accepts them.
     this.ajv.addVocabulary(['tsType', 'tsEnumNames']);
     this.ajv.addKeyword(imageLimitsKeyword);
+    // A string that must itself hold JSON (vendor fields such as meta_data).
+    this.ajv.addFormat('json-string', (v: string) => { try { JSON.parse(v); return true; } catch { return false; } });
     for (const sub of ['config', 'api']) {
       const dir = join(schemasDir, sub);
       for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
@@ -62,6 +64,8 @@ export function describeOne(e: ErrorObject, root = 'body'): string {
       return `${name(field ? `${field}.${p.additionalProperty}` : String(p.additionalProperty))} is not allowed`;
     case 'enum':
       return `${name(field)} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'format':
+      return p.format === 'json-string' ? `${name(field)} must be a string holding JSON` : `${name(field)} ${e.message}`;
     case 'const':
       return `${name(field)} must be ${JSON.stringify(p.allowedValue)}`;
     default:
