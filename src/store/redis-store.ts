@@ -59,6 +59,9 @@ export async function openRedis(uri: string): Promise<Store> {
       listeners.clear();
       // close() lets queued commands finish; destroy() is the fallback when the server is already gone.
       await Promise.allSettled([sub, client].map(async (c) => { if (c.isOpen) await c.close(); else c.destroy(); }));
+      // keyv's adapter reopens a closed client on its next call, and that socket would keep the process alive
+      // after close(); a late call must fail instead.
+      client.connect = (() => Promise.reject(new Error('store closed'))) as typeof client.connect;
     },
   };
 }

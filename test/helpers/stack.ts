@@ -20,6 +20,8 @@ export interface Stack {
   balance(id: string): Promise<number | undefined>;
   /** Stops the gateway only (the store file stays) and starts a new one on the same store. */
   restartGateway(): Promise<void>;
+  /** Starts another gateway on the same store and simulator (another instance); closing it stops only that gateway. */
+  peer(): Promise<Stack>;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,14 @@ export const fixture = (name: string) => join(projectRoot, 'test', 'fixtures', n
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const sim = await startSimulator({ port: 0, keys: opts.simKeys ?? ['sim-key', 'key-a', 'key-b', 'key-c'] });
   const storeUri = opts.storeUri ?? `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-test-')), 'store.sqlite')}`;
+  const stack = await gatewayOn(sim, storeUri, opts);
+  const close = stack.close;
+  stack.close = async () => { await close(); await sim.close(); };
+  return stack;
+}
+
+/** A gateway in front of `sim` on `storeUri`, with its own captured logs; close() stops the gateway only. */
+async function gatewayOn(sim: Simulator, storeUri: string, opts: StackOptions): Promise<Stack> {
   const lines: string[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
   const logger = pino({ level: 'debug' }, sink);
@@ -52,9 +62,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await gw.close();
       gw = await boot();
     },
+    peer: () => gatewayOn(sim, storeUri, opts),
     async close() {
       await gw.close();
-      await sim.close();
     },
   };
   return stack;

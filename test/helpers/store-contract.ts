@@ -1,0 +1,163 @@
+// The QuotaLedger and TaskIndex contracts, run unchanged against every store so SQLite and Redis behave alike.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../../src/store/open-store.js';
+
+/** `fresh()` opens an empty store; `again()` opens a second connection to the same one (another instance). */
+export interface StoreMaker { fresh(): Promise<Store>; again(): Promise<Store> }
+type Opts = { skip?: string | boolean };
+
+const uid = (p: string) => `${p}_${randomBytes(5).toString('hex')}`;
+const fieldsOf = (e: object) => Object.keys(e).sort();
+
+export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): void {
+  const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} quota: ${title}`, { ...opts, timeout: 20_000 }, async () => {
+    const a = await make.fresh();
+    const b = await make.again();
+    try { await fn(a, b); } finally { await b.close(); await a.close(); }
+  });
+
+  t('entries are idempotent; one close per request; entries in order with the LedgerEntry fields', async (q) => {
+    const acct = uid('acct');
+    await q.quota.createAccount(acct, 100);
+    await q.quota.createAccount(acct, 100); // again: no second initial topup
+    assert.equal(await q.quota.reserve(acct, 'r1', 30), true);
+    assert.equal(await q.quota.reserve(acct, 'r1', 30), true, 'a repeated reserve answers true');
+    assert.equal(await q.quota.balance(acct), 70);
+    await q.quota.settle(acct, 'r1', 30, 20);
+    await q.quota.settle(acct, 'r1', 30, 20);
+    await q.quota.refund(acct, 'r1', 30); // never after a settle
+    assert.equal(await q.quota.balance(acct), 80);
+    await q.quota.topup(acct, 50, 'ref1');
+    await q.quota.topup(acct, 50, 'ref1');
+    assert.equal(await q.quota.balance(acct), 130);
+    const entries = await q.quota.entries(acct);
+    assert.deepEqual(entries.map((e) => [e.entry, e.request, e.kind, e.amount]), [
+      [`topup:create:${acct}`, `create:${acct}`, 'topup', -100],
+      ['r1:reserve', 'r1', 'reserve', 30],
+      ['r1:close', 'r1', 'settle', -10],
+      ['topup:ref1', 'ref1', 'topup', -50],
+    ]);
+    for (const e of entries) {
+      assert.deepEqual(fieldsOf(e), ['account', 'amount', 'at', 'entry', 'kind', 'request']);
+      assert.equal(e.account, acct);
+      assert.ok(Number.isInteger(e.at) && Math.abs(e.at - Date.now()) < 60_000);
+    }
+  });
+
+  t('a reservation the balance cannot cover, or on a missing account, is refused and leaves no entry', async (q) => {
+    const acct = uid('acct');
+    assert.equal(await q.quota.balance(acct), undefined);
+    assert.equal(await q.quota.reserve(acct, 'x', 1), false);
+    await assert.rejects(q.quota.topup(acct, 5, 'nobody'), /quota_no_account/);
+    assert.deepEqual(await q.quota.entries(acct), []);
+    await q.quota.createAccount(acct, 10);
+    assert.equal(await q.quota.reserve(acct, 'big', 11), false);
+    assert.equal(await q.quota.balance(acct), 10);
+    assert.equal(await q.quota.reserve(acct, 'exact', 10), true);
+    assert.equal(await q.quota.balance(acct), 0);
+    await q.quota.topup(acct, 11, 'more');
+    assert.equal(await q.quota.reserve(acct, 'big', 11), true, 'a refused id may reserve later');
+    assert.deepEqual((await q.quota.entries(acct)).map((e) => e.kind), ['topup', 'reserve', 'topup', 'reserve']);
+  });
+
+  t('concurrent reserves from two instances on a balance covering one: exactly one true, never negative', async (a, b) => {
+    const acct = uid('acct');
+    await a.quota.createAccount(acct, 100);
+    const seen: number[] = [];
+    let sampling = true;
+    const sampler = (async () => { while (sampling) { seen.push((await b.quota.balance(acct))!); await new Promise((r) => setImmediate(r)); } })();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).quota.reserve(acct, `c${i}`, 100)));
+    sampling = false;
+    await sampler;
+    assert.equal(results.filter(Boolean).length, 1, `results: ${results}`);
+    assert.equal(await a.quota.balance(acct), 0);
+    assert.ok(Math.min(...seen) >= 0, `balances seen: ${seen}`);
+  });
+
+  t('racing settle and refund of one request: one close; entries sum equals the balance change', async (a, b) => {
+    const acct = uid('acct');
+    await a.quota.createAccount(acct, 1000);
+    const start = (await a.quota.balance(acct))!;
+    let seed = 7;
+    const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n; };
+    const jobs: Promise<unknown>[] = [];
+    for (let i = 0; i < 40; i++) {
+      const q = (i % 2 ? a : b).quota;
+      const amount = 1 + rand(60);
+      jobs.push(q.reserve(acct, `s${i}`, amount).then(async (ok) => {
+        if (!ok) return;
+        // Both instances try to close the same request at once, with different outcomes: only one may land.
+        await Promise.all([a.quota.settle(acct, `s${i}`, amount, rand(amount * 2)), b.quota.refund(acct, `s${i}`, amount)]);
+      }));
+      if (i % 10 === 0) jobs.push(q.topup(acct, 25, `t${i}`));
+    }
+    await Promise.all(jobs);
+    const entries = await a.quota.entries(acct);
+    const closes = entries.filter((e) => e.kind === 'settle' || e.kind === 'refund');
+    assert.equal(closes.length, entries.filter((e) => e.kind === 'reserve').length);
+    assert.equal(new Set(closes.map((e) => e.request)).size, closes.length, 'one close per request');
+    const sum = entries.filter((e) => e.entry !== `topup:create:${acct}`).reduce((s, e) => s + e.amount, 0);
+    assert.equal(start - (await a.quota.balance(acct))!, sum);
+  });
+}
+
+export function taskIndexContract(name: string, make: StoreMaker, opts: Opts = {}): void {
+  const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} task index: ${title}`, { ...opts, timeout: 20_000 }, async () => {
+    const a = await make.fresh();
+    const b = await make.again();
+    try { await fn(a, b); } finally { await b.close(); await a.close(); }
+  });
+
+  t('the in-flight limit holds under concurrent opens from two instances; close frees a slot', async (a, b) => {
+    const now = Date.now();
+    const opened = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).tasks.open(`g${i}`, 'grp', 3, now)));
+    assert.equal(opened.filter(Boolean).length, 3, `opened: ${opened}`);
+    assert.equal(await a.tasks.open('other', 'grp2', 1, now), true, 'limits are per group');
+    assert.equal(await a.tasks.open('other', 'grp2', undefined, now), false, 'an open id is not opened twice');
+    assert.equal(await b.tasks.count(), 4);
+    const first = opened.findIndex(Boolean);
+    await b.tasks.close(`g${first}`);
+    assert.equal(await a.tasks.open('late', 'grp', 3, now), true);
+    assert.equal(await a.tasks.open('late2', 'grp', 3, now), false);
+    assert.equal(await a.tasks.count(), 4);
+  });
+
+  t('two owners claiming at once never get the same task; channel-less and future tasks wait', async (a, b) => {
+    const now = Date.now();
+    for (let i = 0; i < 30; i++) {
+      await a.tasks.open(`t${i}`, 'g', undefined, now - 10);
+      await a.tasks.setChannel(`t${i}`, `ch${i % 3}`);
+    }
+    await a.tasks.open('nochannel', 'g', undefined, now - 10);
+    await a.tasks.open('future', 'g', undefined, now + 60_000);
+    await a.tasks.setChannel('future', 'ch0');
+    const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).tasks.claimDue(`owner${i % 2}`, now, now + 5000, 5)));
+    const ids = claims.flat().map((c) => c.id);
+    assert.equal(ids.length, 30);
+    assert.equal(new Set(ids).size, 30, 'no task claimed twice');
+    assert.deepEqual(claims.flat().find((c) => c.id === 't4'), { id: 't4', channel: 'ch1' });
+    assert.deepEqual(await a.tasks.claimDue('owner0', now, now + 5000, 100), []);
+  });
+
+  t('a lease blocks others until it expires; its owner may renew; reschedule releases it', async (a, b) => {
+    const now = Date.now();
+    await a.tasks.open('L', 'g', undefined, now - 1);
+    await a.tasks.setChannel('L', 'ch');
+    assert.deepEqual(await a.tasks.claimDue('A', now, now + 100, 10), [{ id: 'L', channel: 'ch' }]);
+    assert.deepEqual(await b.tasks.claimDue('B', now + 50, now + 150, 10), []);
+    assert.equal(await b.tasks.lease('L', 'B', now + 50, now + 150), false, 'held by A');
+    assert.equal(await a.tasks.lease('L', 'A', now + 50, now + 200), true, 'A renews its own lease');
+    assert.deepEqual(await b.tasks.claimDue('B', now + 150, now + 300, 10), [], 'renewed until now+200');
+    assert.deepEqual(await b.tasks.claimDue('B', now + 201, now + 300, 10), [{ id: 'L', channel: 'ch' }], 'expired: B takes over');
+    assert.equal(await a.tasks.lease('L', 'A', now + 250, now + 400), false);
+    await b.tasks.reschedule('L', now + 1000);
+    assert.deepEqual(await a.tasks.claimDue('A', now + 999, now + 2000, 10), [], 'not due yet');
+    assert.equal(await a.tasks.lease('L', 'A', now + 999, now + 2000), true, 'rescheduled: the lease is free');
+    await a.tasks.close('L');
+    assert.equal(await a.tasks.lease('L', 'A', now + 3000, now + 4000), false, 'closed: nothing to lease');
+    assert.deepEqual(await b.tasks.claimDue('B', now + 5000, now + 6000, 10), []);
+    assert.equal(await a.tasks.count(), 0);
+  });
+}
