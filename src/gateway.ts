@@ -13,6 +13,8 @@ export class Gateway {
   readonly tokens: TokenStore;
   readonly limiter = new RateLimiter();
   readonly tasks: TaskRepo;
+  /** Requests being served; a graceful shutdown waits for it to reach zero. */
+  inflight = 0;
 
   constructor(runtime: Runtime, readonly store: Store, readonly log: Logger) {
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);

@@ -1,21 +1,69 @@
 // `npm start`: the gateway on PORT (default 3000); with --with-simulator, the bundled vendor simulator beside it.
-import { startGateway } from './start.js';
+// SWITCHYARD_WORKERS=N (or `auto`: one per core) runs N workers (node:cluster) on the same port and store.
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { watch } from 'node:fs';
+import { join } from 'node:path';
+import { startGateway, type Running } from './start.js';
 import { ConfigError } from './config/diagnostics.js';
+import { defaultConfigDir } from './config/load-config.js';
+
+const drainMs = Number(process.env.SWITCHYARD_DRAIN_MS ?? 30_000);
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--with-simulator')) {
-    // Loaded only here so production starts never touch simulator code.
-    const { startSimulator } = await import('../simulator/server.js');
-    const port = Number(process.env.SIM_PORT ?? 4010);
-    const sim = await startSimulator({ port, host: '127.0.0.1' });
-    process.env.SWITCHYARD_SIM_URL ??= sim.url;
-    console.error(`vendor simulator on ${sim.url} (channels.yaml points the sim_* channels here)`);
-  }
+  if (cluster.isPrimary && process.argv.includes('--with-simulator')) await startSimulator();
+  const workers = process.env.SWITCHYARD_WORKERS === 'auto' ? availableParallelism() : Number(process.env.SWITCHYARD_WORKERS ?? 1);
+  if (cluster.isPrimary && workers > 1) return primary(workers);
   const running = await startGateway({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' });
-  console.error(`switchyard on ${running.url}`);
-  const stop = () => { void running.close().then(() => process.exit(0)); };
+  console.error(`switchyard on ${running.url}${cluster.isWorker ? ` (worker ${process.pid})` : ''}`);
+  onSignals(running);
+}
+
+async function startSimulator(): Promise<void> {
+  // Loaded only here so production starts never touch simulator code.
+  const { startSimulator } = await import('../simulator/server.js');
+  const sim = await startSimulator({ port: Number(process.env.SIM_PORT ?? 4010), host: '127.0.0.1' });
+  process.env.SWITCHYARD_SIM_URL ??= sim.url;
+  console.error(`vendor simulator on ${sim.url} (channels.yaml points the sim_* channels here)`);
+}
+
+function onSignals(running: Running): void {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void running.shutdown(drainMs).then(() => process.exit(0));
+  };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  process.on('SIGHUP', () => running.reload());
+  if (process.env.SWITCHYARD_WATCH_CONFIG !== '0') watchConfig(() => running.reload());
+}
+
+/** Reloads on file changes too, debounced: editors write files in several steps. */
+function watchConfig(reload: () => void): void {
+  let timer: NodeJS.Timeout | undefined;
+  for (const f of ['routes.yaml', 'channels.yaml']) {
+    try {
+      watch(join(defaultConfigDir(), f), () => { clearTimeout(timer); timer = setTimeout(reload, 300); }).unref();
+    } catch { /* a missing file was already reported by the config check */ }
+  }
+}
+
+function primary(workers: number): void {
+  for (let i = 0; i < workers; i++) cluster.fork();
+  cluster.on('exit', (w, code) => {
+    if (!stopping && code !== 0) { console.error(`worker ${w.process.pid} exited (${code}); starting another`); cluster.fork(); }
+  });
+  let stopping = false;
+  const stop = (sig: NodeJS.Signals) => {
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(sig);
+    cluster.on('exit', () => { if (!Object.keys(cluster.workers ?? {}).length) process.exit(0); });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => { for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP'); });
 }
 
 main().catch((err) => {

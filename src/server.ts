@@ -12,6 +12,7 @@ import { servePassthrough } from './policies/passthrough-policy.js';
 import { serveJson } from './policies/json-policy.js';
 import { logRequest } from './log.js';
 import { observeRequest, serveMetrics } from './metrics.js';
+import { serveHealth, serveReady } from './policies/health-policy.js';
 
 export function createGatewayServer(g: Gateway): Server {
   const server = createServer({ maxHeaderSize: 16 * 1024, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
@@ -27,6 +28,7 @@ export function createGatewayServer(g: Gateway): Server {
 async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const ctx = newContext(req.method ?? 'GET', req.url ?? '/');
   res.setHeader('x-request-id', ctx.id);
+  g.inflight++;
   try {
     const { route, params } = g.routes.match(ctx.method, pathOf(ctx.url));
     ctx.route = route;
@@ -38,6 +40,7 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
     fail(g, ctx, res, err);
   }
   // Logged when the request's work is over (settled, refunded, stream closed), not when the socket closes.
+  g.inflight--;
   logRequest(g.log, ctx, res);
   observeRequest(ctx, res);
 }
@@ -46,6 +49,8 @@ async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, 
   switch (ctx.route!.policy) {
     case 'models': return serveModels(g, ctx, res);
     case 'metrics': return serveMetrics(g, res);
+    case 'health': return serveHealth(res);
+    case 'ready': return serveReady(g, res);
     case 'stream': return serveStream(g, ctx, req, res);
     case 'json': return serveJson(g, ctx, req, res);
     case 'task': return serveTask(g, ctx, req, res);

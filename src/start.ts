@@ -9,9 +9,18 @@ import { Gateway } from './gateway.js';
 import { createGatewayServer } from './server.js';
 import { createLogger } from './log.js';
 import { TaskPoller } from './tasks/poller.js';
+import { drain, reloadConfig } from './lifecycle.js';
 
 export interface StartOptions { port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv; logger?: Logger; poller?: boolean }
-export interface Running { gateway: Gateway; server: Server; url: string; port: number; store: Store; poller: TaskPoller; close(): Promise<void> }
+export interface Running {
+  gateway: Gateway; server: Server; url: string; port: number; store: Store; poller: TaskPoller;
+  /** Stops at once (tests). */
+  close(): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish up to `deadlineMs`, then stops the poller and closes the store. */
+  shutdown(deadlineMs: number): Promise<{ drained: boolean; cut: number }>;
+  /** Loads the config again and swaps it in; a broken config is refused and the running one kept. */
+  reload(): { ok: boolean; hash: string; errors?: string };
+}
 
 export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const log = opts.logger ?? createLogger();
@@ -37,6 +46,18 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       await poller.stop();
       await store.close();
       log.flush?.();
+    },
+    async shutdown(deadlineMs) {
+      const result = await drain(server, gateway, deadlineMs);
+      await poller.stop();
+      await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
+      await store.close();
+      log.info({ ...result }, 'switchyard stopped');
+      log.flush?.();
+      return result;
+    },
+    reload() {
+      return reloadConfig(gateway, opts.configDir, opts.env ?? process.env);
     },
   };
 }

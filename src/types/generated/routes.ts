@@ -72,9 +72,9 @@ export interface Route {
    */
   operation?: string;
   /**
-   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list), `metrics` (Prometheus text; usually with `auth: false` on an internal listener).
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators.
    */
-  policy: 'stream' | 'json' | 'task' | 'passthrough' | 'models' | 'metrics';
+  policy: 'stream' | 'json' | 'task' | 'passthrough' | 'models' | 'metrics' | 'health' | 'ready';
   /**
    * Request body JSON Schema, relative to schemas/api/.
    */
