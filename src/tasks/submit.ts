@@ -80,7 +80,7 @@ async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMess
   } catch {
     throw new GatewayError('bad_response', 'copy_response_body_failed');
   }
-  const mapped = (op.response ? await op.response.run(parsed, { model: d.upstreamModel, task_id: s.id, path: d.path }) : parsed) as Record<string, unknown> | undefined;
+  const mapped = (op.response ? await op.response.run(parsed, { model: d.upstreamModel, task_id: s.id, path: d.path, request: s.body }) : parsed) as Record<string, unknown> | undefined;
   if (mapped?.reject) throw rejection(mapped.reject);
   if (mapped?.error) throw new GatewayError('task_failed', `The upstream refused the task: ${String(typeof mapped.error === 'string' ? mapped.error : JSON.stringify(mapped.error))}`);
   const upstreamId = mapped?.upstream_id ?? mapped?.id;
