@@ -3,16 +3,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Control, applyFault, serveControl } from './control.js';
 import { type Ctx, type Route, errorBody, requestId, sendJson, upstreamKey } from './http.js';
+import { MediaControl, mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } from './media/index.js';
 import { openaiChat } from './openai-chat.js';
-import { VideoControl, serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
+import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
 import { readRawBody } from './video/raw-body.js';
 
 export type { Control, Fault, LoggedRequest, SimStats } from './control.js';
 export type { VideoAssetInfo, VideoTaskInfo } from './video/control.js';
 export { VideoControl, KLING_KEYS, expectedFileBytes, signKlingJwt } from './video/index.js';
+export type { CallbackRecord, ImageRequestRecord, MediaTaskInfo, SignatureRecord, SunoFetchStats } from './media/index.js';
+export { MediaControl, VOLC_KEYS, pngBytes, pngDimensions, signVolcV4, verifyVolcV4 } from './media/index.js';
 
-// New vendors (video, image, music) add a file and one entry here.
-const routes: Route[] = [openaiChat, ...videoRoutes];
+// New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts Ark Assets.
+const routes: Route[] = [openaiChat, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;
@@ -25,13 +28,13 @@ export interface Simulator {
   url: string;
   port: number;
   close(): Promise<void>;
-  /** A Control with the video extensions (videoTasks(), videoAssets(), clearVideo()). */
-  control: VideoControl;
+  /** A Control with the video extensions (videoTasks(), …) and the media ones (mediaTasks(), callbacks(), signatures(), …). */
+  control: MediaControl;
 }
 
 /** Port 0 (the default) picks a free port, so parallel test files never collide. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
-  const control = new VideoControl();
+  const control = new MediaControl();
   const keys = new Set(opts.keys ?? ['sim-key']);
   const server = createServer((req, res) => {
     dispatch(req, res, control, keys).catch((err: unknown) => fail(res, err));
@@ -50,14 +53,14 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, control: Cont
   // Raw bytes are kept aside for multipart uploads (Sora); vendors get the utf8 text as before.
   const raw = (await readRawBody(req)).toString('utf8');
   if (path.startsWith('/_sim/')) {
-    if (serveVideoControl(req, res, path, control)) return;
+    if (serveVideoControl(req, res, path, control) || serveMediaControl(req, res, path, control)) return;
     return serveControl(req, res, path, raw, control);
   }
   control.record(req, path, raw);
-  const key = videoFaultKey(req, path) ?? upstreamKey(req);
+  const key = videoFaultKey(req, path) ?? mediaFaultKey(req, path) ?? upstreamKey(req);
   const ctx: Ctx = { req, res, path, raw, key, keys, control, signal: abortOnClose(res) };
   const fault = control.takeFault(ctx.key, path);
-  if (fault) return applyFault(ctx, withVendorFaultBody(path, fault));
+  if (fault) return applyFault(ctx, withVendorFaultBody(path, withMediaFaultBody(req, path, fault)));
   const route = routes.find((r) => r.method === req.method && (typeof r.path === 'string' ? r.path === path : r.path.test(path)));
   if (route) return route.handle(ctx);
   sendJson(res, 404, errorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', null, null));

@@ -115,7 +115,7 @@ function drained(res: ServerResponse, signal: AbortSignal): Promise<boolean> {
 }
 
 /** Object-storage style errors: result URLs are signed CDN/OSS links, not vendor API calls. */
-function storageError(ctx: Ctx, status: number, code: string, message: string): void {
+export function storageError(ctx: Ctx, status: number, code: string, message: string): void {
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
   ctx.res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
   ctx.res.end(ctx.req.method === 'HEAD' ? undefined : body);

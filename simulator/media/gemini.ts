@@ -1,0 +1,145 @@
+// Gemini generateContent: x-goog-api-key or ?key= auth, contents[].parts[] (text/inlineData), imageConfig → an inline PNG of the documented size.
+import { intDirective } from '../directives.js';
+import { type Ctx, randomId, sendJson, sleep } from '../http.js';
+import { type Json, type VendorError, isObject, parseJson, pathParams, planFrom, retryHeaders, route, submitFailure } from '../video/common.js';
+import { pngBytes } from './png.js';
+import { mediaStoreOf } from './store.js';
+
+const PATH = /^\/v1beta\/models\/([^/:]+):generateContent$/;
+const RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'];
+/** Output sizes per aspect ratio at 1K: Gemini 2.5 Flash Image, and the Gemini 3 image models (2K/4K are ×2/×4). */
+const FLASH_1K: Record<string, [number, number]> = {
+  '1:1': [1024, 1024], '2:3': [832, 1248], '3:2': [1248, 832], '3:4': [864, 1184], '4:3': [1184, 864],
+  '4:5': [896, 1152], '5:4': [1152, 896], '9:16': [768, 1344], '16:9': [1344, 768], '21:9': [1536, 672],
+};
+const PRO_1K: Record<string, [number, number]> = {
+  '1:1': [1024, 1024], '2:3': [848, 1264], '3:2': [1264, 848], '3:4': [896, 1200], '4:3': [1200, 896],
+  '4:5': [928, 1152], '5:4': [1152, 928], '9:16': [768, 1376], '16:9': [1376, 768], '21:9': [1584, 672],
+};
+const SCALE: Record<string, number> = { '1K': 1, '2K': 2, '4K': 4 };
+const STATUS_WORDS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+};
+
+const isImageModel = (model: string): boolean => model.includes('image');
+/** Gemini 3 image models render 1K/2K/4K; Gemini 2.5 Flash Image only 1K. */
+const sizesFor = (model: string): string[] => (/^gemini-3/.test(model) ? ['1K', '2K', '4K'] : ['1K']);
+
+function googleBody(code: number, message: string, details?: Json[]): Json {
+  const error: Json = { code, message, status: STATUS_WORDS[code] ?? (code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') };
+  if (details) error.details = details;
+  return { error };
+}
+
+function fail(ctx: Ctx, code: number, message: string, details?: Json[]): void {
+  sendJson(ctx.res, code, googleBody(code, message, details));
+}
+
+export function geminiError(status: number): VendorError {
+  const message = status === 429 ? 'Resource has been exhausted (e.g. check quota).' : status === 503 ? 'The model is overloaded. Please try again later.' : `Simulated error (HTTP ${status}).`;
+  return { body: googleBody(status, message), headers: retryHeaders(status) };
+}
+
+/** The key the client sent: header first, then `?key=` (Google accepts either). */
+export function googleKey(ctx: Pick<Ctx, 'req'>): string | undefined {
+  const h = ctx.req.headers['x-goog-api-key'];
+  if (typeof h === 'string' && h !== '') return h;
+  return new URL(ctx.req.url ?? '/', 'http://sim').searchParams.get('key') ?? undefined;
+}
+
+function authorized(ctx: Ctx): boolean {
+  const key = googleKey(ctx);
+  if (key !== undefined && ctx.keys.has(key)) return true;
+  if (key === undefined) {
+    fail(ctx, 403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+    return false;
+  }
+  fail(ctx, 400, 'API key not valid. Please pass a valid API key.', [
+    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+  ]);
+  return false;
+}
+
+interface Scan { texts: string[]; images: string[]; problem?: string }
+
+/** Collects text and inline images; REST accepts both `inlineData` and `inline_data`. */
+function scan(contents: unknown[]): Scan {
+  const out: Scan = { texts: [], images: [] };
+  for (const [i, c] of contents.entries()) {
+    const parts = isObject(c) && Array.isArray(c.parts) ? c.parts : undefined;
+    if (!parts || parts.length === 0) return { ...out, problem: `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n` };
+    for (const [j, p] of parts.entries()) {
+      const inline = isObject(p) ? (p.inlineData ?? p.inline_data) : undefined;
+      if (isObject(p) && typeof p.text === 'string') out.texts.push(p.text);
+      else if (isObject(inline) && typeof inline.data === 'string' && typeof (inline.mimeType ?? inline.mime_type) === 'string') out.images.push(String(inline.mimeType ?? inline.mime_type));
+      else if (!(isObject(p) && (p.fileData || p.file_data || p.functionCall || p.functionResponse))) {
+        return { ...out, problem: `* GenerateContentRequest.contents[${i}].parts[${j}].data: required oneof field 'data' must have one initialized field\n` };
+      }
+    }
+  }
+  return out;
+}
+
+async function generate(ctx: Ctx): Promise<void> {
+  if (!authorized(ctx)) return;
+  const [model] = pathParams(ctx, PATH);
+  const body = parseJson(ctx.raw);
+  if (!body) return fail(ctx, 400, 'Invalid JSON payload received. Unexpected token.');
+  const gen = isObject(body.generationConfig) ? body.generationConfig : {};
+  const imageConfig = isObject(gen.imageConfig) ? gen.imageConfig : undefined;
+  const contents = Array.isArray(body.contents) ? body.contents : [];
+  const s = scan(contents);
+  mediaStoreOf(ctx.control).images.push({
+    vendor: 'gemini', path: ctx.path, model, prompt: s.texts.join(' '), imageConfig: imageConfig ?? null, responseModalities: gen.responseModalities ?? null,
+    images: s.images.length, imageTypes: s.images, keyVia: typeof ctx.req.headers['x-goog-api-key'] === 'string' ? 'header' : 'query', at: Date.now(),
+  });
+  if (contents.length === 0) return fail(ctx, 400, '* GenerateContentRequest.contents: contents is not specified\n');
+  if (s.problem) return fail(ctx, 400, s.problem);
+  if (model.startsWith('missing-')) {
+    return fail(ctx, 404, `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`);
+  }
+  const plan = planFrom(s.texts.join(' '));
+  if (submitFailure(ctx, plan, geminiError)) return;
+  const ratio = String(imageConfig?.aspectRatio ?? '1:1');
+  const size = String(imageConfig?.imageSize ?? '1K');
+  if (isImageModel(model) && !RATIOS.includes(ratio)) return fail(ctx, 400, `Unsupported aspect ratio: ${ratio}. Supported values are: ${RATIOS.join(', ')}.`);
+  if (isImageModel(model) && !sizesFor(model).includes(size)) return fail(ctx, 400, `Unsupported image size: ${size}. Model ${model} supports: ${sizesFor(model).join(', ')}.`);
+  if (!(await sleep(intDirective(plan.directives, 'first_byte_ms', 0), ctx.signal))) return;
+  sendJson(ctx.res, 200, reply(model, gen, ratio, size, s, plan.directives.finish_reason));
+}
+
+function reply(model: string, gen: Json, ratio: string, size: string, s: Scan, finishReason = 'STOP'): Json {
+  const responseId = randomId('', 22);
+  const promptText = s.texts.join(' ').split(/\s+/).filter(Boolean).length;
+  const promptTokens = promptText + 258 * s.images.length;
+  const promptDetails = [{ modality: 'TEXT', tokenCount: promptText }, ...(s.images.length ? [{ modality: 'IMAGE', tokenCount: 258 * s.images.length }] : [])];
+  const base = { modelVersion: model, responseId };
+  // Blocked output (SAFETY, IMAGE_SAFETY, PROHIBITED_CONTENT, …): a candidate with no content, as Gemini sends it.
+  if (finishReason !== 'STOP') {
+    return { candidates: [{ finishReason, index: 0 }], usageMetadata: { promptTokenCount: promptTokens, totalTokenCount: promptTokens, promptTokensDetails: promptDetails }, ...base };
+  }
+  const modalities = Array.isArray(gen.responseModalities) ? gen.responseModalities.map(String) : undefined;
+  const withImage = isImageModel(model) && (!modalities || modalities.includes('IMAGE'));
+  const withText = !modalities || modalities.includes('TEXT') || !withImage;
+  const text = withImage ? 'Here is the generated image.' : 'This is a simulated reply.';
+  const parts: Json[] = withText ? [{ text }] : [];
+  let imageTokens = 0;
+  if (withImage) {
+    const [w, h] = (/^gemini-3/.test(model) ? PRO_1K : FLASH_1K)[ratio].map((v) => v * SCALE[size]);
+    parts.push({ inlineData: { mimeType: 'image/png', data: pngBytes(w, h, responseId).toString('base64') } });
+    imageTokens = /^gemini-3/.test(model) ? (size === '4K' ? 2000 : 1120) : 1290;
+  }
+  const textTokens = withText ? text.split(/\s+/).length : 0;
+  const candidateDetails = [...(textTokens ? [{ modality: 'TEXT', tokenCount: textTokens }] : []), ...(imageTokens ? [{ modality: 'IMAGE', tokenCount: imageTokens }] : [])];
+  return {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: {
+      promptTokenCount: promptTokens, candidatesTokenCount: textTokens + imageTokens, totalTokenCount: promptTokens + textTokens + imageTokens,
+      promptTokensDetails: promptDetails, candidatesTokensDetails: candidateDetails,
+    },
+    ...base,
+  };
+}
+
+export const geminiRoutes = [route('POST', PATH, generate)];
