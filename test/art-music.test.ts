@@ -106,12 +106,23 @@ test('notifyHook: state changes are POSTed to a local listener when the operator
 test('music: submit, batch polling per channel, single and batch fetch in the wrapper format', async () => {
   const { key, id } = await stack.token({ quota: 10_000 });
   const ids: string[] = [];
+  // No inline refreshes and a slower poller pass: the three tasks fall due together and go in one batch.
+  const settings = stack.gw.gateway.runtime.tasks;
+  Object.assign(settings, { refresh_after_ms: 1e9, poll_interval_ms: 150 });
   for (let i = 0; i < 3; i++) {
     const r = await call(stack, key, 'POST', '/music/submit/music', { prompt: `song ${i} [sim polls=2]`, tags: 'pop' });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.code, 'success');
     ids.push(r.json.data);
   }
+  for (let i = 0; i < 200; i++) {
+    const recs = await Promise.all(ids.map((t) => stack.gw.gateway.tasks.get(t)));
+    if (recs.every((r) => r?.status === 'completed')) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const fetches = stack.sim.control.sunoFetches();
+  assert.ok(fetches.batches.some((b) => b.length === 3), `polled in batches: ${JSON.stringify(fetches.batches)}`);
+  Object.assign(settings, { refresh_after_ms: 0, poll_interval_ms: 20 });
   const lyrics = await call(stack, key, 'POST', '/music/submit/lyrics', { prompt: 'the sea [sim polls=0]' });
   assert.equal(lyrics.json.code, 'success');
   const done = await waitFinal(stack, key, `/music/fetch/${ids[0]}`, (j) => ['SUCCESS', 'FAILURE'].includes(j?.data?.status));
@@ -122,8 +133,6 @@ test('music: submit, batch polling per channel, single and batch fetch in the wr
   const batch = await call(stack, key, 'POST', '/music/fetch', { ids });
   assert.equal(batch.json.code, 'success');
   assert.deepEqual(batch.json.data.map((t: any) => t.task_id), ids);
-  const fetches = stack.sim.control.sunoFetches();
-  assert.ok(fetches.batches.some((b) => b.length >= 2), `polled in batches: ${JSON.stringify(fetches.batches)}`);
   assert.equal(await stack.balance(id), 10_000 - 3 * 100 - 10);
   assert.deepEqual(await ledgerKinds(stack, id, ids[0]), ['reserve:100', 'settle:0']);
   const missing = await call(stack, key, 'POST', '/music/submit/lyrics', {});
