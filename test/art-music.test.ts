@@ -139,3 +139,37 @@ test('music: submit, batch polling per channel, single and batch fetch in the wr
   assert.equal(missing.status, 400);
   assert.match(missing.json.error.message, /`prompt` is required/);
 });
+
+test('every art submit route reaches its vendor endpoint; taskId references are the caller own tasks, swapped for the vendor ids', async () => {
+  const { key } = await stack.token({ quota: 100_000 });
+  const img = 'data:image/png;base64,iVBORw0KGgo=';
+  const first = await call(stack, key, 'POST', '/art/submit/imagine', { prompt: 'origin [sim polls=0]' });
+  const origin = await waitFinal(stack, key, `/art/task/${first.json.result}/fetch`, artDone);
+  assert.equal(origin.status, 'SUCCESS');
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['/art/submit/blend', { base64Array: [img, img] }, 'BLEND'],
+    ['/art/submit/describe', { base64: img }, 'DESCRIBE'],
+    ['/art/submit/shorten', { prompt: 'a very long prompt' }, 'SHORTEN'],
+    ['/art/submit/video', { taskId: first.json.result, prompt: 'move' }, 'VIDEO'],
+    ['/art/insight-face/swap', { sourceBase64: img, targetBase64: img }, 'SWAP_FACE'],
+  ];
+  for (const [path, body, action] of cases) {
+    const r = await call(stack, key, 'POST', path, { ...body, state: '[sim polls=0]' });
+    assert.equal(r.status, 200, `${path}: ${r.text}`);
+    assert.equal(r.json.code, 1, `${path}: ${r.text}`);
+    const t = await waitFinal(stack, key, `/art/task/${r.json.result}/fetch`, artDone);
+    assert.equal(t.action, action);
+  }
+  const videoSent = stack.sim.control.requests().filter((q) => q.path === '/mj/submit/video').at(-1)!.body as Record<string, unknown>;
+  assert.ok(!String(videoSent.taskId).startsWith('task_'), 'the vendor got its own id, not the public one');
+  const modal = await call(stack, key, 'POST', '/art/submit/modal', { taskId: first.json.result });
+  assert.equal(modal.json.code, 4, 'the vendor judged the referenced task (not waiting for a modal)');
+  const other = await stack.token();
+  const foreign = await call(stack, other.key, 'POST', '/art/submit/video', { taskId: first.json.result });
+  assert.equal(foreign.status, 404);
+  assert.equal(foreign.json.error.code, 'task_not_found');
+  const upload = await call(stack, key, 'POST', '/art/submit/upload-discord-images', { base64Array: [img] });
+  assert.equal(upload.status, 200, upload.text);
+  assert.equal(upload.json.code, 1);
+  assert.ok(Array.isArray(upload.json.result) && upload.json.result.length === 1);
+});

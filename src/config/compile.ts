@@ -63,6 +63,7 @@ function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTa
     saturatedAnswer: t.saturated_answer ? compileTransform(t.saturated_answer, ms) : undefined,
     listAnswer: t.list_answer ? compileTransform(t.list_answer, ms) : undefined,
     callback: t.callback,
+    refs: t.refs ?? [],
   };
 }
 

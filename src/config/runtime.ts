@@ -41,6 +41,7 @@ export interface CompiledTaskRoute {
   saturatedAnswer?: Transform;
   listAnswer?: Transform;
   callback?: { field: string; route?: string };
+  refs: string[];
 }
 
 export type UnifiedStatus = 'queued' | 'in_progress' | 'completed' | 'failed';

@@ -20,8 +20,10 @@ export const idempotentRetry: RetryRule = { status: (s) => s === 429 || s >= 500
 export const submitRetry: RetryRule = { status: (s) => s === 429 || s === 503 || s === 401 || s === 403, afterSend: false };
 
 export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse,
-  group: string, model: string, operation: string, build: BuildRequest, rule: RetryRule = idempotentRetry): Promise<Dispatched> {
-  const cands = orderCandidates(g.runtime.candidates(group, model, operation)).slice(0, g.runtime.maxAttempts);
+  group: string, model: string, operation: string, build: BuildRequest, rule: RetryRule = idempotentRetry, pin?: string): Promise<Dispatched> {
+  const all = g.runtime.candidates(group, model, operation);
+  // A follow-up on an earlier task must reach the vendor that holds that task.
+  const cands = pin ? all.filter((c) => c.id === pin) : orderCandidates(all).slice(0, g.runtime.maxAttempts);
   if (!cands.length) throw new GatewayError('no_available_channel', `No channel is available for model ${model}`);
   let last: { status?: number; failure?: UpstreamFailure; retryAfter?: string } = {};
   for (const channel of cands) {

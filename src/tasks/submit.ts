@@ -20,7 +20,8 @@ import { baseUrlOf } from '../http/base-url.js';
 
 export async function submitTask(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const route = ctx.route!;
-  const { body } = await readJsonBody(req, route);
+  const { body: raw } = await readJsonBody(req, route);
+  const { body, pin } = await resolveRefs(g, ctx, raw);
   const model = await pickModel(ctx, body);
   ctx.model = model;
   const token = ctx.token!;
@@ -34,7 +35,7 @@ export async function submitTask(g: Gateway, ctx: RequestContext, req: IncomingM
   await holdSlotAndQuota(g, ctx, id, amount);
   let rec: TaskRecord;
   try {
-    rec = await dispatchSubmit(g, ctx, req, res, { id, model, body, seconds, amount, callback, baseUrl: baseUrlOf(req) });
+    rec = await dispatchSubmit(g, ctx, req, res, { id, model, body, seconds, amount, callback, baseUrl: baseUrlOf(req), pin });
   } catch (err) {
     await g.store.quota.refund(token.id, id, amount);
     await g.store.tasks.close(id);
@@ -65,11 +66,11 @@ async function holdSlotAndQuota(g: Gateway, ctx: RequestContext, id: string, amo
   ctx.reserved = amount;
 }
 
-interface Submit { id: string; model: string; body: Record<string, unknown>; seconds?: number; amount: number; callback?: string; baseUrl: string }
+interface Submit { id: string; model: string; body: Record<string, unknown>; seconds?: number; amount: number; callback?: string; baseUrl: string; pin?: string }
 
 async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, s: Submit): Promise<TaskRecord> {
   const route = ctx.route!;
-  const d = await dispatch(g, ctx, req, res, ctx.token!.group, s.model, route.operation, (ch, um) => buildSubmit(ch, route, s, um), submitRetry);
+  const d = await dispatch(g, ctx, req, res, ctx.token!.group, s.model, route.operation, (ch, um) => buildSubmit(ch, route, s, um), submitRetry, s.pin);
   const status = d.response.statusCode ?? 502;
   if (status >= 500) { d.response.resume(); throw new GatewayError('upstream_error', `Upstream failed: HTTP ${status}`); }
   if (status >= 400) throw await upstreamClientError(d, route.operation);
@@ -132,4 +133,19 @@ function callbackUrl(route: CompiledRoute, body: Record<string, unknown>): strin
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v)) throw new GatewayError('invalid_request', `\`${field}\` must be an http(s) URL`);
   return v;
+}
+
+/** Swaps the caller's task ids in `refs` fields for the vendor's, and pins the channel that holds them. */
+async function resolveRefs(g: Gateway, ctx: RequestContext, body: Record<string, unknown>): Promise<{ body: Record<string, unknown>; pin?: string }> {
+  let pin: string | undefined;
+  const out = { ...body };
+  for (const field of ctx.route!.task!.refs) {
+    const ref = body[field];
+    if (typeof ref !== 'string' || !ref) continue;
+    const rec = await g.tasks.get(ref);
+    if (!rec || rec.owner.user !== ctx.token!.user || !rec.upstream_id) throw new GatewayError('task_not_found', `\`${field}\`: task ${ref} not found`);
+    out[field] = rec.upstream_id;
+    pin = rec.channel;
+  }
+  return { body: out, pin };
 }

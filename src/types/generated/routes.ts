@@ -143,6 +143,10 @@ export interface TaskRoute {
    */
   list_answer?: string;
   callback?: TaskCallback;
+  /**
+   * Submit: body fields holding the id of an earlier task of the caller (e.g. `taskId` for a variation). The public id is swapped for the vendor's, and the new task goes to the same channel.
+   */
+  refs?: string[];
 }
 /**
  * Client callbacks: the URL is read from the submit body and gets the task's answer POSTed on every change.
