@@ -6,6 +6,7 @@ import { RateLimiter } from './pipeline/rate-limit.js';
 import type { Store } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
 import { TaskRepo } from './tasks/task-repo.js';
+import { CircuitBreakers } from './pipeline/circuit-breaker.js';
 
 export class Gateway {
   runtime!: Runtime;
@@ -13,12 +14,14 @@ export class Gateway {
   readonly tokens: TokenStore;
   readonly limiter = new RateLimiter();
   readonly tasks: TaskRepo;
+  readonly breakers: CircuitBreakers;
   /** Requests being served; a graceful shutdown waits for it to reach zero. */
   inflight = 0;
 
   constructor(runtime: Runtime, readonly store: Store, readonly log: Logger) {
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
     this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
+    this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.swap(runtime);
   }
 

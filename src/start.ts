@@ -33,6 +33,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
+  gateway.breakers.startSync(() => gateway.runtime.channels.map((c) => c.id));
   const poller = new TaskPoller(gateway);
   if (opts.poller !== false) poller.start();
   const port = (server.address() as AddressInfo).port;
@@ -44,12 +45,14 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       server.close();
       server.closeAllConnections();
       await poller.stop();
+      gateway.breakers.stop();
       await store.close();
       log.flush?.();
     },
     async shutdown(deadlineMs) {
       const result = await drain(server, gateway, deadlineMs);
       await poller.stop();
+      gateway.breakers.stop();
       await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
       await store.close();
       log.info({ ...result }, 'switchyard stopped');

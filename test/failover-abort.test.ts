@@ -29,7 +29,9 @@ before(async () => {
   clientKeys.push(key);
 });
 after(() => stack.close());
-beforeEach(() => {
+beforeEach(async () => {
+  // Each case starts with every channel closed-circuit: breakers opened by the previous case's faults are forgotten.
+  await stack.gw.gateway.breakers.reset();
   stack.sim.control.clearFaults();
   stack.sim.control.clear();
   stack.sim.control.resetStats();
@@ -216,4 +218,24 @@ test('no log line contains a client key or a channel key', async () => {
   for (const secret of [...clientKeys, 'sim-key', 'key-a', 'key-b', 'key-c']) {
     assert.equal(raw.includes(secret), false, `log contains ${secret}`);
   }
+});
+
+test('circuit breaker: a channel failing repeatedly is skipped, then probed and closed again on success', async () => {
+  const breakers = stack.gw.gateway.breakers;
+  stack.sim.control.addFault({ key: 'key-a', status: 500 });
+  for (let i = 0; i < 5; i++) assert.equal((await post(chatUrl(stack), { model: 'gpt-4o-mini', messages: user('hi') }, key)).status, 200);
+  assert.deepEqual(breakers.openChannels(), ['chan_a']);
+  stack.sim.control.clear();
+  assert.equal((await post(chatUrl(stack), { model: 'gpt-4o-mini', messages: user('hi') }, key)).status, 200);
+  assert.ok(!upstreamKeys().includes('Bearer key-a'), 'the open channel gets no traffic');
+  stack.sim.control.clearFaults();
+  (breakers as any).states.get('chan_a').openUntil = Date.now() - 1; // the cool-down is over
+  assert.equal((await post(chatUrl(stack), { model: 'gpt-4o-mini', messages: user('hi') }, key)).status, 200);
+  assert.deepEqual(breakers.openChannels(), [], 'the probe succeeded and closed the breaker');
+});
+
+test('Retry-After on a 429 opens the channel for that long at once', async () => {
+  stack.sim.control.addFault({ key: 'key-a', status: 429, headers: { 'retry-after': '30' } });
+  assert.equal((await post(chatUrl(stack), { model: 'gpt-4o-mini', messages: user('hi') }, key)).status, 200);
+  assert.deepEqual(stack.gw.gateway.breakers.openChannels(), ['chan_a']);
 });

@@ -44,6 +44,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     groups: new Map(Object.entries(cfg.channels.groups)),
     maxAttempts: dispatch.max_attempts ?? 3,
     tokenCacheMs: dispatch.token_cache_ms ?? 2000,
+    breaker: { failures: dispatch.breaker_failures ?? 5, openMs: dispatch.breaker_open_ms ?? 30_000 },
     tasks: { ...defaultTaskSettings, ...cfg.channels.tasks },
     callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks },
     modelSchemas,

@@ -93,6 +93,7 @@ export interface Runtime {
   groups: Map<string, Group>;
   maxAttempts: number;
   tokenCacheMs: number;
+  breaker: { failures: number; openMs: number };
   tasks: Required<TaskSettings>;
   callbacks: Required<CallbackSettings>;
   /** Per-model request schemas (a family's own rules). */

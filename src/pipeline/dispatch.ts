@@ -7,6 +7,7 @@ import { readLimited } from '../transport/read-limited.js';
 import type { Gateway } from '../gateway.js';
 import type { RequestContext } from './context.js';
 import { orderCandidates } from './select-channel.js';
+import { retryAfterMs } from './circuit-breaker.js';
 
 export interface Dispatched { channel: CompiledChannel; response: IncomingMessage; upstreamModel: string; path: string }
 export type BuildRequest = (channel: CompiledChannel, upstreamModel: string) => Promise<Omit<UpstreamRequest, 'channel'>>;
@@ -23,8 +24,9 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
   group: string, model: string, operation: string, build: BuildRequest, rule: RetryRule = idempotentRetry, pin?: string): Promise<Dispatched> {
   const all = g.runtime.candidates(group, model, operation);
   // A follow-up on an earlier task must reach the vendor that holds that task.
-  const cands = pin ? all.filter((c) => c.id === pin) : orderCandidates(all).slice(0, g.runtime.maxAttempts);
-  if (!cands.length) throw new GatewayError('no_available_channel', `No channel is available for model ${model}`);
+  const usable = pin ? all.filter((c) => c.id === pin) : orderCandidates(all).filter((c) => g.breakers.allow(c.id));
+  const cands = usable.slice(0, g.runtime.maxAttempts);
+  if (!cands.length) throw new GatewayError('no_available_channel', `No channel is available for model ${model}${all.length ? ' (all are cooling down after failures)' : ''}`);
   let last: { status?: number; failure?: UpstreamFailure; retryAfter?: string } = {};
   for (const channel of cands) {
     if (res.destroyed) throw new GatewayError('upstream_error', 'client closed the connection');
@@ -38,8 +40,12 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
       const ms = performance.now() - t0;
       ctx.upstreamMs += ms;
       ctx.attempts.push({ channel: channel.id, status, ms: Math.round(ms) });
-      if (!rule.status(status)) return { channel, response, upstreamModel, path: u.path };
+      if (!rule.status(status)) {
+        if (status < 500) g.breakers.success(channel.id);
+        return { channel, response, upstreamModel, path: u.path };
+      }
       last = { status, retryAfter: header(response, 'retry-after') };
+      g.breakers.failure(channel.id, status === 429 || status === 503 ? retryAfterMs(last.retryAfter) : undefined);
       response.resume();
     } catch (err) {
       if (err instanceof GatewayError) throw err;
@@ -47,6 +53,7 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
       ctx.upstreamMs += performance.now() - t0;
       ctx.attempts.push({ channel: channel.id, error: `${failure.kind}: ${failure.message}`, ms: Math.round(performance.now() - t0) });
       last = { failure };
+      if (failure.message !== 'client closed the connection') g.breakers.failure(channel.id);
       if (failure.kind !== 'connect' && !rule.afterSend) break;
     }
   }

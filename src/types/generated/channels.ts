@@ -58,6 +58,14 @@ export interface DispatchSettings {
    * Time limit for one JSONata evaluation (default 50).
    */
   transform_timeout_ms?: number;
+  /**
+   * Consecutive failures that open a channel's circuit breaker (default 5).
+   */
+  breaker_failures?: number;
+  /**
+   * How long an open channel is skipped before one probe request is let through (default 30000). A 429/503 with Retry-After opens it for that long at once.
+   */
+  breaker_open_ms?: number;
 }
 /**
  * A token group.
