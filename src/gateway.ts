@@ -12,7 +12,7 @@ export class Gateway {
   runtime!: Runtime;
   routes!: RouteTable;
   readonly tokens: TokenStore;
-  readonly limiter = new RateLimiter();
+  readonly limiter: RateLimiter;
   readonly tasks: TaskRepo;
   readonly breakers: CircuitBreakers;
   /** Requests being served; a graceful shutdown waits for it to reach zero. */
@@ -20,6 +20,7 @@ export class Gateway {
 
   constructor(runtime: Runtime, readonly store: Store, readonly log: Logger) {
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
+    this.limiter = new RateLimiter(store.hits?.bind(store));
     this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.swap(runtime);

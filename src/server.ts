@@ -34,7 +34,7 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
     ctx.route = route;
     ctx.params = params;
     if (route.auth) ctx.token = await authenticate(req, g.tokens);
-    if (ctx.token) g.limiter.take(ctx.token.id, route.limits.rateLimit ?? g.runtime.groups.get(ctx.token.group)?.rate_limit);
+    if (ctx.token) await g.limiter.takeShared(ctx.token.id, route.limits.rateLimit ?? g.runtime.groups.get(ctx.token.group)?.rate_limit);
     await runPolicy(g, ctx, req, res);
   } catch (err) {
     fail(g, ctx, res, err);

@@ -102,3 +102,21 @@ it('a token revoked through A is refused by B within 1 s although B caches token
   assert.ok(took < 1000, `B refused the key after ${took} ms`);
   assert.equal((await post(chatUrl(a), body, t.key)).status, 401);
 });
+
+it('a group rate limit counts requests on every instance together', async () => {
+  const { key } = await a.token({ group: 'vip' });
+  const vip = [a, b].map((s) => s.gw.gateway.runtime.groups.get('vip')!);
+  const saved = vip[0].rate_limit;
+  for (const g of vip) g.rate_limit = { requests: 4, window_s: 60 };
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const s = i % 2 ? b : a;
+      const r = await fetch(`${s.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+      statuses.push(r.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429], 'four per window across both gateways, not four each');
+  } finally {
+    for (const g of vip) g.rate_limit = saved;
+  }
+});

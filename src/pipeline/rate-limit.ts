@@ -3,6 +3,21 @@ import { GatewayError } from '../http/errors.js';
 import type { RateLimit } from '../types/generated/routes.js';
 
 export class RateLimiter {
+  /** With a shared store the count is the store's (all instances together); otherwise this process's. */
+  constructor(private readonly shared?: (key: string, windowMs: number) => Promise<number>) {}
+
+  async takeShared(key: string, limit: RateLimit | undefined, now = Date.now()): Promise<void> {
+    if (!limit) return;
+    if (!this.shared) return this.take(key, limit, now);
+    const spanMs = limit.window_s * 1000;
+    const window = Math.floor(now / spanMs);
+    const n = await this.shared(`${key}:${limit.requests}/${limit.window_s}:${window}`, spanMs);
+    if (n > limit.requests) {
+      const retry = Math.max(1, Math.ceil(((window + 1) * spanMs - now) / 1000));
+      throw new GatewayError('too_many_requests', `Rate limit reached: ${limit.requests} requests per ${limit.window_s} s`, { headers: { 'retry-after': String(retry) } });
+    }
+  }
+
   private windows = new Map<string, { start: number; count: number }>();
   private lastSweep = Date.now();
 

@@ -15,6 +15,8 @@ export interface Store {
   kv(namespace: string): Keyv;
   quota: QuotaLedger;
   tasks: TaskIndex;
+  /** Shared fixed-window counters (rate limits across instances); absent where in-process counting is exact enough. */
+  hits?(key: string, windowMs: number): Promise<number>;
   describe: string;
   /**
    * Cache invalidation across instances sharing the store: `publishInvalidate(tokenHash)` reaches every

@@ -2,7 +2,12 @@
 import Keyv from 'keyv';
 import KeyvRedis from '@keyv/redis';
 import type { Store } from './open-store.js';
-import { connectRedis, redactUri, type RedisClient } from './redis-client.js';
+import { connectRedis, redactUri, LuaScript, type RedisClient } from './redis-client.js';
+
+const hitScript = new LuaScript(`
+  local n = redis.call('INCR', KEYS[1])
+  if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+  return n`);
 import { RedisQuotaLedger } from './redis-quota.js';
 import { RedisTaskIndex } from './redis-task-index.js';
 
@@ -48,6 +53,10 @@ export async function openRedis(uri: string): Promise<Store> {
         spaces.set(namespace, kv);
       }
       return kv;
+    },
+    // One round trip: the first hit of a window sets its expiry, so a window never outlives itself.
+    async hits(key, windowMs) {
+      return Number(await hitScript.run(client, [`sy:rate:${key}`], [windowMs]));
     },
     onInvalidate(cb) {
       listeners.add(cb);
