@@ -3,11 +3,518 @@
 /**
  * POST /alpha/ent/v2/reference2video: subject-reference video in the vendor's own format.
  */
-export interface AlphaReferenceToVideoRequest {
+export type AlphaReferenceToVideoRequest = AlphaFields & {
+  /**
+   * Subjects (multiple allowed).
+   *
+   * @minItems 1
+   * @maxItems 7
+   */
+  subjects:
+    | [
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        },
+        {
+          /**
+           * Subject id, referred to as @<id>.
+           */
+          id: string;
+          /**
+           * Up to 3 images of the subject.
+           *
+           * @minItems 1
+           * @maxItems 3
+           */
+          images: [AlphaImage] | [AlphaImage, AlphaImage] | [AlphaImage, AlphaImage, AlphaImage];
+          /**
+           * Voice id; empty lets the system recommend one.
+           */
+          voice_id?: string;
+        }
+      ];
+};
+/**
+ * Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
+ */
+export type AlphaImage = string;
+
+/**
+ * The vendor's common request fields and the alphaq2 duration/resolution rule.
+ */
+export interface AlphaFields {
   /**
    * Model.
    */
-  model:
+  model?:
     'alphaq3-pro' | 'alphaq2-pro' | 'alphaq2-turbo' | 'alphaq2-pro-fast' | 'alphaq1' | 'alphaq1-classic' | 'alpha2.0';
   /**
    * Text description; may refer to subjects as @<subject_id>.
@@ -71,557 +578,4 @@ export interface AlphaReferenceToVideoRequest {
    */
   meta_data?: string;
   callback_url?: string;
-  /**
-   * Subjects (multiple allowed).
-   *
-   * @minItems 1
-   * @maxItems 7
-   */
-  subjects:
-    | [
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        }
-      ]
-    | [
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        }
-      ]
-    | [
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        }
-      ]
-    | [
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        }
-      ]
-    | [
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        }
-      ]
-    | [
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        }
-      ]
-    | [
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        },
-        {
-          /**
-           * Subject id, referred to as @<id>.
-           */
-          id: string;
-          /**
-           * Up to 3 images of the subject.
-           *
-           * @minItems 1
-           * @maxItems 3
-           *
-           * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-           */
-          images: [string] | [string, string] | [string, string, string];
-          /**
-           * Voice id; empty lets the system recommend one.
-           */
-          voice_id?: string;
-        }
-      ];
 }

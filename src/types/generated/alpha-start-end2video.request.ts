@@ -3,11 +3,28 @@
 /**
  * POST /alpha/ent/v2/start-end2video: first and last frame.
  */
-export interface AlphaStartEndToVideoRequest {
+export type AlphaStartEndToVideoRequest = AlphaFields & {
+  /**
+   * Exactly two images: first and last frame.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  images: [AlphaImage, AlphaImage];
+};
+/**
+ * Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
+ */
+export type AlphaImage = string;
+
+/**
+ * The vendor's common request fields and the alphaq2 duration/resolution rule.
+ */
+export interface AlphaFields {
   /**
    * Model.
    */
-  model:
+  model?:
     'alphaq3-pro' | 'alphaq2-pro' | 'alphaq2-turbo' | 'alphaq2-pro-fast' | 'alphaq1' | 'alphaq1-classic' | 'alpha2.0';
   /**
    * Text description; may refer to subjects as @<subject_id>.
@@ -71,13 +88,4 @@ export interface AlphaStartEndToVideoRequest {
    */
   meta_data?: string;
   callback_url?: string;
-  /**
-   * Exactly two images: first and last frame.
-   *
-   * @minItems 2
-   * @maxItems 2
-   *
-   * Items: Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.
-   */
-  images: [string, string];
 }

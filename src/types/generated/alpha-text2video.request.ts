@@ -3,16 +3,21 @@
 /**
  * POST /alpha/ent/v2/text2video.
  */
-export interface AlphaTextToVideoRequest {
+export type AlphaTextToVideoRequest = AlphaFields & {};
+
+/**
+ * The vendor's common request fields and the alphaq2 duration/resolution rule.
+ */
+export interface AlphaFields {
   /**
    * Model.
    */
-  model:
+  model?:
     'alphaq3-pro' | 'alphaq2-pro' | 'alphaq2-turbo' | 'alphaq2-pro-fast' | 'alphaq1' | 'alphaq1-classic' | 'alpha2.0';
   /**
    * Text description; may refer to subjects as @<subject_id>.
    */
-  prompt: string;
+  prompt?: string;
   /**
    * Output video with dialogue and background sound.
    */
