@@ -2,7 +2,7 @@
 // match route → authenticate → rate limit → policy (read body, validate, reserve quota, dispatch, relay, settle) → log.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Gateway } from './gateway.js';
-import { sendError, toGatewayError } from './http/errors.js';
+import { sendError, shapeA, toGatewayError } from './http/errors.js';
 import { newContext, type RequestContext } from './pipeline/context.js';
 import { authenticate } from './pipeline/authenticate.js';
 import { serveStream } from './policies/stream-policy.js';
@@ -18,9 +18,11 @@ export function createGatewayServer(g: Gateway): Server {
   const server = createServer({ maxHeaderSize: 16 * 1024, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
     void handle(g, req, res);
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    else socket.destroy();
+  server.on('clientError', (err: Error & { code?: string }, socket) => {
+    if (!socket.writable) { socket.destroy(); return; }
+    const big = err.code === 'HPE_HEADER_OVERFLOW';
+    const body = shapeA(big ? 'Request headers too large' : 'Malformed HTTP request', 'invalid_request_error', big ? 'request_header_too_large' : 'invalid_request');
+    socket.end(`HTTP/1.1 ${big ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
   return server;
 }

@@ -29,7 +29,11 @@ export class RouteTable {
       if (!m) continue;
       if (d.route.method !== method) { pathKnown = true; continue; }
       const params: Record<string, string> = {};
-      d.names.forEach((n, i) => { params[n] = decodeURIComponent(m[i + 1]); });
+      try {
+        d.names.forEach((n, i) => { params[n] = decodeURIComponent(m[i + 1]); });
+      } catch {
+        throw new GatewayError('invalid_request', `Malformed percent-encoding in ${path}`);
+      }
       return { route: d.route, params };
     }
     if (pathKnown) throw new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${path}`);

@@ -33,8 +33,14 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
     const t0 = performance.now();
     const upstreamModel = channel.modelMap[model] ?? model;
     ctx.channel = channel.id;
+    let u: Omit<UpstreamRequest, 'channel'>;
     try {
-      const u = await build(channel, upstreamModel);
+      u = await build(channel, upstreamModel);
+    } catch (err) {
+      // The channel was never called: a body its transform cannot map is the client's fault, not the channel's.
+      throw err instanceof GatewayError ? err : new GatewayError('invalid_request', `The request cannot be mapped for this model: ${(err as Error).message}`);
+    }
+    try {
       const response = await sendUpstream(req, res, { ...u, channel });
       const status = response.statusCode ?? 502;
       const ms = performance.now() - t0;

@@ -4,7 +4,11 @@ import { GatewayError } from '../http/errors.js';
 
 export async function pickModel(ctx: RequestContext, body: Record<string, unknown>): Promise<string> {
   const route = ctx.route!;
-  const m = route.model ?? (route.modelExpr ? await route.modelExpr.run(body, { params: ctx.params, query: queryOf(ctx.url) }) : body.model);
+  const m = route.model ?? (route.modelExpr
+    ? await route.modelExpr.run(body, { params: ctx.params, query: queryOf(ctx.url) }).catch(() => {
+      throw new GatewayError('invalid_request', 'The model cannot be determined from this request (check the types of its fields)');
+    })
+    : body.model);
   if (typeof m !== 'string' || !m) throw new GatewayError('invalid_request', '`model` is required');
   return m;
 }

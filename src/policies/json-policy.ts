@@ -46,7 +46,7 @@ export async function serveJson(g: Gateway, ctx: RequestContext, req: IncomingMe
 
 async function build(ch: CompiledChannel, route: CompiledRoute, body: Record<string, unknown>, bindings: Record<string, unknown> & { model: string; query: Record<string, string> }) {
   const op = ch.operations.get(route.operation)!;
-  const mapped = op.request ? await op.request.run(body, bindings) : { ...body, model: bindings.model };
+  const mapped = (op.request ? await op.request.run(body, bindings) : { ...body, model: bindings.model }) ?? {};
   const path = (op.pathExpr ? String(await op.pathExpr.run(body, bindings)) : op.path)
     .replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(name === 'model' ? bindings.model : String((bindings.params as Record<string, string>)[name] ?? '')));
   if (op.encoding === 'multipart') {

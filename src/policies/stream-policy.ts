@@ -107,7 +107,8 @@ function closeStream(end: string, state: ChatStreamState, op: CompiledOperation,
     res.write(streamErrorEvent(why, 'bad_response_body'));
   }
   res.end('data: [DONE]\n\n');
-  return clean ? (state.sawError ? 'upstream_error' : 'done') : end;
+  if (clean) return state.sawError ? 'upstream_error' : 'done';
+  return state.sawError ? 'upstream_error' : end === 'eof' ? 'upstream_cut' : end;
 }
 
 /**

@@ -9,6 +9,9 @@ export interface TaskUpdate { status: UnifiedStatus; progress: number; urls: str
 /** `update` undefined means the vendor said something unknown: keep the task as it is, only note the poll. */
 export async function applyUpdate(g: Gateway, rec: TaskRecord, update: TaskUpdate | undefined, upstreamStatus?: string): Promise<TaskRecord> {
   if (isFinal(rec.status)) return rec;
+  // Another refresh may have finished the task since this copy was read: a final record is never overwritten.
+  const current = rec.polls >= 0 ? await g.tasks.get(rec.id) : undefined;
+  if (current && isFinal(current.status)) return current;
   const next: TaskRecord = { ...rec, polls: rec.polls + 1, updated_at: nowSeconds(), upstream_status: upstreamStatus ?? rec.upstream_status };
   if (update) {
     // Statuses only move forward: a vendor that regresses (completed → running) is not believed.

@@ -45,7 +45,8 @@ async function fresh(g: Gateway, rec: TaskRecord): Promise<TaskRecord> {
   const t = g.runtime.tasks;
   if (isFinal(rec.status) || (nowSeconds() - rec.updated_at) * 1000 < t.refresh_after_ms) return rec;
   const now = Date.now();
-  if (!(await g.store.tasks.lease(rec.id, instanceId, now, now + t.lease_ms))) return rec;
+  // A lease of its own: an inline refresh must not share the poller's, or both could refresh at once.
+  if (!(await g.store.tasks.lease(rec.id, `${instanceId}:q:${Math.random().toString(36).slice(2)}`, now, now + t.lease_ms))) return rec;
   const [updated] = await refreshTasks(g, [rec]).catch(() => [rec]);
   return updated ?? rec;
 }

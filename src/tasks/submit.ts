@@ -28,7 +28,9 @@ export async function submitTask(g: Gateway, ctx: RequestContext, req: IncomingM
   const price = resolveModel(g, token, model, route.operation);
   const extra = g.runtime.modelSchemas.get(model);
   if (extra && !extra(body)) throw new GatewayError('invalid_request', describeAjvErrors(extra.errors));
-  const seconds = numberOrUndefined(await route.task!.seconds.run(body));
+  const seconds = numberOrUndefined(await route.task!.seconds.run(body).catch(() => {
+    throw new GatewayError('invalid_request', '`seconds`, `duration` and `metadata.duration` must be numbers');
+  }));
   const callback = callbackUrl(route, body);
   const amount = taskCharge(price, seconds);
   const id = newTaskId();
@@ -96,7 +98,7 @@ async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMess
 async function buildSubmit(ch: CompiledChannel, route: CompiledRoute, s: Submit, upstreamModel: string) {
   const op = ch.operations.get(route.operation)!;
   const bindings = { model: upstreamModel, task_id: s.id };
-  const mapped = op.request ? await op.request.run(s.body, bindings) : { ...s.body, model: upstreamModel };
+  const mapped = (op.request ? await op.request.run(s.body, bindings) : { ...s.body, model: upstreamModel }) ?? {};
   const path = (op.pathExpr ? String(await op.pathExpr.run(s.body, bindings)) : op.path).replace('{model}', encodeURIComponent(upstreamModel));
   if (op.encoding === 'multipart') {
     const { body, contentType } = await encodeMultipart(mapped as Record<string, unknown>);
@@ -141,7 +143,8 @@ async function resolveRefs(g: Gateway, ctx: RequestContext, body: Record<string,
   const out = { ...body };
   for (const field of ctx.route!.task!.refs) {
     const ref = body[field];
-    if (typeof ref !== 'string' || !ref) continue;
+    if (ref === undefined || ref === null || ref === '') continue;
+    if (typeof ref !== 'string') throw new GatewayError('invalid_request', `\`${field}\` must be a task id string`);
     const rec = await g.tasks.get(ref);
     if (!rec || rec.owner.user !== ctx.token!.user || !rec.upstream_id) throw new GatewayError('task_not_found', `\`${field}\`: task ${ref} not found`);
     out[field] = rec.upstream_id;

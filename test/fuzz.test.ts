@@ -1,0 +1,201 @@
+// Property-based fuzz of every route in routes.yaml: hostile bodies, headers and paths never get a 5xx, an off-contract 4xx, a key or unbounded RSS.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { startStack, type Stack } from './helpers/stack.js';
+import {
+  routes, kinds, send, describe, assertContract, assertShapeA, readsJson, maxBody, maxDepth, pathWith, validAuth, isArt, json, jsonHeaders,
+  type Hostile, type Reply, type RouteDef,
+} from './helpers/fuzz.js';
+
+// A fixed seed in CI; `FUZZ_SEED=… FUZZ_RUNS=5000 npm test` for a longer, different run.
+fc.configureGlobal({ seed: Number(process.env.FUZZ_SEED ?? 42), numRuns: Number(process.env.FUZZ_RUNS ?? 200) });
+const runs = fc.readConfigureGlobal().numRuns ?? 200;
+/** Each property spends its runs across every route, so every route gets hostile requests of every kind. */
+const perRoute = Math.max(3, Math.ceil(runs / routes.length));
+
+let stack: Stack;
+let key: string;
+let secrets: string[];
+
+before(async () => {
+  stack = await startStack();
+  // The fuzz token must reach each route's deeper stages, not the group's request rate or in-flight task limit.
+  const group = stack.gw.gateway.runtime.groups.get('default')!;
+  Object.assign(group, { rate_limit: { requests: 1e9, window_s: 60 }, max_inflight_tasks: 1e9 });
+  ({ key } = await stack.token({ quota: 1e12 }));
+  secrets = [key, 'sim-key', 'sim-sk'];
+});
+after(() => stack.close());
+beforeEach(() => stack.gw.gateway.breakers.reset());
+
+const healthy = async () => {
+  const r = await send(stack.url, { method: 'GET', path: '/healthz', headers: {} });
+  assert.equal(r.status, 200, `the gateway stopped answering /healthz: ${r.status} ${r.text}`);
+};
+
+type Extra = (route: RouteDef, h: Hostile, r: Reply) => void;
+
+/**
+ * One property per hostile kind, asserted route by route: every route runs, and the test fails at the end with the
+ * shrunk counterexample of each route that broke the contract, so one gateway bug does not hide the others.
+ */
+function fuzz(title: string, kind: (r: RouteDef, key: string) => fc.Arbitrary<Hostile>, extra?: Extra): void {
+  test(title, { timeout: 180_000 }, async () => {
+    const broken: string[] = [];
+    for (const route of routes) {
+      await stack.gw.gateway.breakers.reset(); // a breaker one route's failures opened must not fail the next route
+      await fc.assert(fc.asyncProperty(kind(route, key), async (h) => {
+        const r = await send(stack.url, h);
+        assertContract(route, h, r, secrets);
+        extra?.(route, h, r);
+      }), { numRuns: perRoute, includeErrorInReport: true }).catch((err: Error) => broken.push(firstLines(err.message)));
+    }
+    await healthy();
+    if (broken.length) assert.fail(`${broken.length} route(s) broke the contract:\n${broken.join('\n')}`);
+  });
+}
+
+/** The shrunk counterexample with the answer it got (the failed assertion's message), without fast-check's hints. */
+const firstLines = (m: string) => {
+  const got = m.split('\n').find((l) => l.startsWith('Got '));
+  return got ? got.replace(/^Got (AssertionError \[ERR_ASSERTION\]: )?/, '') : m.split('\n').slice(0, 4).join(' ');
+};
+
+fuzz('arbitrary JSON values as the body of every route', kinds.anyJson, (route, h, r) => {
+  // A body that is not a JSON object never reaches the upstream on a JSON route.
+  const v = JSON.parse(h.body!.toString('utf8'));
+  if (readsJson(route) && (v === null || typeof v !== 'object' || Array.isArray(v))) assertShapeA(r, describe(h, r), 'invalid_request');
+});
+
+fuzz('real field names with wrong types, odd values and huge strings', kinds.mixedFields);
+
+fuzz('nesting beyond max_json_depth is refused with 400 invalid_request on every JSON route', kinds.deepNesting, (route, h, r) => {
+  if (!readsJson(route)) return;
+  assert.equal(r.status, 400, describe(h, r));
+  assertShapeA(r, describe(h, r), 'invalid_request');
+  assert.match(JSON.parse(r.text).error.message, new RegExp(`nests deeper than ${maxDepth(route)} levels`));
+});
+
+fuzz('invalid UTF-8 bytes and random bytes as the body', kinds.invalidUtf8);
+
+fuzz('wrong content types, multipart garbage included', kinds.wrongContentType, (route, h, r) => {
+  // Multipart sent to a JSON-only route is refused as a media type, before the body is read.
+  if (readsJson(route) && !route.multipart && h.headers['content-type'].startsWith('multipart/form-data')) {
+    assert.equal(r.status, 415, describe(h, r));
+    assertShapeA(r, describe(h, r), 'unsupported_media_type');
+  }
+});
+
+fuzz('random Authorization variants and header values', kinds.headerVariants, (route, h, r) => {
+  if (route.auth === false || validAuth(key, h.headers.authorization)) return;
+  assert.equal(r.status, 401, describe(h, r));
+  assertShapeA(r, describe(h, r), 'invalid_api_key');
+});
+
+fuzz('odd characters in path parameters, odd queries and wrong methods', kinds.oddPath, (route, h, r) => {
+  if (h.method === route.method) return;
+  assert.equal(r.status, 405, describe(h, r));
+  assertShapeA(r, describe(h, r), 'method_not_allowed');
+});
+
+test("a taskId that is not one of the caller's tasks never reaches the vendor (image-art follow-ups)", { timeout: 60_000 }, async () => {
+  const notOwned = fc.oneof(fc.integer(), fc.double({ noNaN: true }), fc.constantFrom(true, false), fc.string({ minLength: 1, maxLength: 30 }),
+    fc.array(fc.string(), { minLength: 1, maxLength: 3 }), fc.dictionary(fc.string(), fc.string(), { minKeys: 1, maxKeys: 2 }));
+  const broken: string[] = [];
+  for (const route of routes.filter((r) => isArt(r) && r.task?.action === 'submit')) {
+    await fc.assert(fc.asyncProperty(notOwned, async (taskId) => {
+      stack.sim.control.clear();
+      const h: Hostile = { method: 'POST', path: route.path, headers: jsonHeaders(key), body: json({ prompt: 'a fox', taskId, action: 'UPSCALE', index: 1 }) };
+      const r = await send(stack.url, h);
+      assertContract(route, h, r, secrets);
+      const forwarded = stack.sim.control.requests().filter((q) => q.path.startsWith('/mj/') && (q.body as { taskId?: unknown })?.taskId !== undefined);
+      assert.deepEqual(forwarded.map((q) => (q.body as { taskId?: unknown }).taskId), [], `an unowned taskId reached the vendor: ${describe(h, r)}`);
+      assertShapeA(r, describe(h, r));
+      assert.ok(['task_not_found', 'invalid_request'].includes(JSON.parse(r.text).error.code), describe(h, r));
+    }), { numRuns: perRoute, includeErrorInReport: true }).catch((err: Error) => broken.push(firstLines(err.message)));
+  }
+  if (broken.length) assert.fail(`${broken.length} route(s) let a foreign taskId through:\n${broken.join('\n')}`);
+});
+
+test("bodies the gateway cannot map never open a channel's circuit breaker for everyone else", async () => {
+  // Transform-breaking bodies found by the properties above; they are the client's fault, not the channel's.
+  const cases: [string, unknown][] = [['/art/submit/imagine', { mode: 'RELAX' }], ['/v1/video/generations', { model: 'kling-v2-master', prompt: 'x', size: 'axb' }]];
+  const breakers = stack.gw.gateway.breakers;
+  await breakers.reset();
+  for (const [path, body] of cases) for (let i = 0; i < 6; i++) await send(stack.url, { method: 'POST', path, headers: jsonHeaders(key), body: json(body) });
+  const other = await stack.token();
+  const r = await send(stack.url, { method: 'POST', path: '/art/submit/imagine', headers: jsonHeaders(other.key), body: json({ prompt: 'a lighthouse' }) });
+  assert.deepEqual({ open: breakers.openChannels(), other: `${r.status} ${r.text.slice(0, 160)}` },
+    { open: [], other: `200 ${r.text.slice(0, 160)}` }, 'a client opened the breaker of a healthy channel and another client is refused');
+  assert.equal(JSON.parse(r.text).code, 1);
+});
+
+test('a body one byte over max_body_bytes gets 413 request_too_large on every POST route (declared and chunked)', { timeout: 120_000 }, async () => {
+  const posts = routes.filter((r) => r.method === 'POST');
+  const big = Buffer.alloc(Math.max(...posts.map(maxBody)) + 1, 0x20);
+  for (const route of posts) {
+    const h: Hostile = { method: 'POST', path: pathWith(route), headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: big.subarray(0, maxBody(route) + 1) };
+    const r = await send(stack.url, h);
+    assertContract(route, h, r, secrets);
+    assert.equal(r.status, 413, describe(h, r));
+    assertShapeA(r, describe(h, r), 'request_too_large');
+  }
+  // Without Content-Length the bound is enforced while reading.
+  const chat = posts.find((r) => r.id === 'chat_completions')!;
+  const r = await chunked(pathWith(chat), big.subarray(0, maxBody(chat) + 1));
+  assert.equal(r.status, 413, r.text);
+  assertShapeA(r, `chunked: ${r.text}`, 'request_too_large');
+  await healthy();
+});
+
+test('nesting exactly at max_json_depth is not refused for depth', async () => {
+  for (const route of routes.filter(readsJson)) {
+    const d = maxDepth(route);
+    const h: Hostile = { method: 'POST', path: pathWith(route), headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: Buffer.from(`{"model":"gpt-4o-mini","x":${'['.repeat(d - 1)}1${']'.repeat(d - 1)}}`) };
+    const r = await send(stack.url, h);
+    assertContract(route, h, r, secrets);
+    assert.doesNotMatch(r.text, /nests deeper/, describe(h, r));
+  }
+});
+
+test('RSS does not grow unboundedly over a few thousand hostile requests', { timeout: 180_000 }, async () => {
+  const count = Math.max(3000, runs);
+  const all = fc.constantFrom(...routes).chain((route) => fc.oneof(...Object.values(kinds).map((k) => k(route, key))));
+  const sample = fc.sample(all, { numRuns: count, seed: Number(process.env.FUZZ_SEED ?? 42) + 1 });
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const pump = async (items: typeof sample) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < items.length) {
+        const h = items[next++];
+        const r = await send(stack.url, h); // a hang or a dropped connection fails here
+        assert.ok(r.status >= 200 && r.status < 600, describe(h, r));
+      }
+    }));
+  };
+  await pump(sample.slice(0, 300)); // warm-up: caches, compiled schemas, sockets
+  gc?.();
+  const before = process.memoryUsage().rss;
+  await pump(sample);
+  gc?.();
+  const grown = process.memoryUsage().rss - before;
+  assert.ok(grown < 150 * 1024 * 1024, `RSS grew by ${Math.round(grown / 1048576)} MB over ${count} requests`);
+  await healthy();
+});
+
+test('the gateway is still up and ready after the fuzz', async () => {
+  await healthy();
+  assert.equal((await send(stack.url, { method: 'GET', path: '/readyz', headers: {} })).status, 200);
+});
+
+/** A POST with chunked transfer encoding (no Content-Length). */
+async function chunked(path: string, body: Buffer): Promise<Reply> {
+  const res = await fetch(`${stack.url}${path}`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, duplex: 'half',
+    body: new ReadableStream({ start(c) { for (let i = 0; i < body.length; i += 65536) c.enqueue(body.subarray(i, i + 65536)); c.close(); } }),
+    signal: AbortSignal.timeout(15_000),
+  } as RequestInit);
+  return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
+}
