@@ -5,6 +5,7 @@ import { parseDocument, type Document } from 'yaml';
 
 /** Far above anything one token can send here, yet a real limit, so the limiter's cost stays in the measurement. */
 export const benchRateLimit = { requests: 1_000_000_000, window_s: 60 };
+export const benchMaxInflightTasks = 1_000_000;
 
 /**
  * The shipped groups allow 600-3000 requests a minute per token, which a load test passes in well under a second.
@@ -16,7 +17,10 @@ export function writeBenchConfig(projectRoot: string, dir: string): string[] {
   const doc = parseDocument(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8'));
   const groups = doc.get('groups') as { items?: { key: unknown }[] } | undefined;
   const names = (groups?.items ?? []).map((p) => String((p.key as { value?: unknown })?.value ?? p.key));
-  for (const name of names) doc.setIn(['groups', name, 'rate_limit'], doc.createNode(benchRateLimit));
+  for (const name of names) {
+    doc.setIn(['groups', name, 'rate_limit'], doc.createNode(benchRateLimit));
+    doc.setIn(['groups', name, 'max_inflight_tasks'], benchMaxInflightTasks); // the task scenario keeps thousands open
+  }
   disableRemoteChannels(doc);
   writeFileSync(join(dir, 'channels.yaml'), doc.toString({ lineWidth: 0 })); // no re-wrapping: a --keep-tmp diff shows only the edits
   return names;

@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeBenchConfig } from './bench-config.js';
 
@@ -43,7 +43,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Spawns `node <args>` (under taskset when pinning); output is drained into a small tail kept for error reports. */
-export function startNode(name: string, nodeArgs: string[], env: NodeJS.ProcessEnv, cpu: number | undefined, cwd: string,
+export function startNode(name: string, nodeArgs: string[], env: NodeJS.ProcessEnv, cpu: number | string | undefined, cwd: string,
   onCrash?: (why: string) => void, echo = false): Child {
   const cmd = cpu === undefined ? process.execPath : 'taskset';
   const args = cpu === undefined ? nodeArgs : ['-c', String(cpu), process.execPath, ...nodeArgs];
@@ -119,6 +119,8 @@ export interface RigOptions { root: string; pin: boolean; profileDir?: string; l
 export interface Rig {
   sim: Child; gateway: Child; gatewayUrl: string; directUrl: string; gatewayKey: string; directKey: string;
   tmp: string; logFile: string; stop(): Promise<void>;
+  /** Another gateway on the same store and config (own port and log file), unpinned; stopped with the rig or by the caller. */
+  extraGateway(name: string, env: NodeJS.ProcessEnv): Promise<{ url: string; child: Child; stop(): Promise<void> }>;
 }
 
 /** Simulator, bench config, store with one big-quota token, then the gateway: each step waits for the one before. */
@@ -159,7 +161,17 @@ export async function startRig(o: RigOptions): Promise<Rig> {
     started.push(gateway);
     const gatewayUrl = `http://127.0.0.1:${gwPort}`;
     await waitForHttp(gateway, `${gatewayUrl}/v1/models`);
-    return { sim, gateway, gatewayUrl, directUrl, gatewayKey, directKey: 'sim-key', tmp, logFile, stop };
+    const extraGateway = async (name: string, env: NodeJS.ProcessEnv) => {
+      const port = await freePort();
+      // Children inherit this process's affinity (the client core), so "unpinned" must say every CPU explicitly.
+      const child = startNode(name, ['dist/src/main.js'], { ...gwEnv, ...env, PORT: String(port), SWITCHYARD_LOG_FILE: join(tmp, `${name}.log`) },
+        o.pin ? `0-${cpus().length - 1}` : undefined, o.root, o.onCrash, o.verbose);
+      started.push(child);
+      const url = `http://127.0.0.1:${port}`;
+      await waitForHttp(child, `${url}/v1/models`);
+      return { url, child, stop: () => stopChild(child) };
+    };
+    return { sim, gateway, gatewayUrl, directUrl, gatewayKey, directKey: 'sim-key', tmp, logFile, stop, extraGateway };
   } catch (err) {
     await stop();
     rmSync(tmp, { recursive: true, force: true });

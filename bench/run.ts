@@ -16,9 +16,12 @@ import { openLoopScenario } from './scenarios/open-loop.js';
 import { sseScenario } from './scenarios/sse.js';
 import { sseCapacity } from './scenarios/sse-capacity.js';
 import { soak } from './scenarios/soak.js';
+import { download } from './scenarios/download.js';
+import { clusterScaling } from './scenarios/cluster.js';
+import { tasks } from './scenarios/tasks.js';
 
-// Video download and task throughput join this list when their routes exist: one file each in scenarios/.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, soak];
+// `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, download, clusterScaling, soak, tasks];
 
 const usage = `usage: npm run bench [-- --full] [--runs N] [--soak-minutes N] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; under 3 minutes
@@ -133,6 +136,7 @@ async function main(): Promise<number> {
       gateway: { name: 'gateway', url: rig.gatewayUrl, key: rig.gatewayKey },
       direct: { name: 'direct', url: rig.directUrl, key: rig.directKey },
       gatewayPid: rig.gateway.pid, simPid: rig.sim.pid, signal: ac.signal, log,
+      extraGateway: async (name, env) => { const g = await rig!.extraGateway(name, env); return { url: g.url, pid: g.child.pid, stop: g.stop }; },
     };
     for (const s of scenarios) {
       if (ac.signal.aborted) break;
@@ -165,7 +169,7 @@ async function main(): Promise<number> {
       await rig.stop();
       const { lines, bytes } = await countLines(rig.logFile);
       notes.push(`Gateway logging on (LOG_LEVEL=info, pino to a temp file): ${lines.toLocaleString('en-US')} lines, ${fmt(bytes / MB, 1)} MB written.`);
-      notes.push('Group rate limits are raised to 1e9 requests/min in a temp copy of channels.yaml (the shipped 600/min would throttle the load in a second); everything else is the repository config.');
+      notes.push('Group rate limits are raised to 1e9 requests/min and max_inflight_tasks to 1e6 in a temp copy of channels.yaml (the shipped 600/min would throttle the load in a second); everything else is the repository config.');
       if (o.keepTmp) notes.push(`Temp dir kept: ${rig.tmp}`);
       else rmSync(rig.tmp, { recursive: true, force: true });
     }

@@ -13,6 +13,8 @@ export interface BenchContext {
   direct: Target;
   gatewayPid: number;
   simPid: number;
+  /** Starts another gateway (same store, config and key), unpinned, with extra env; the rig stops it on exit too. */
+  extraGateway(name: string, env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
   /** Aborted on SIGINT or the global watchdog; every loop checks it. */
   signal: AbortSignal;
   log(msg: string): void;
