@@ -19,6 +19,8 @@ for (const dir of dirs) {
       additionalProperties: false,
       style: { singleQuote: true },
       declareExternallyReferenced: true,
+      // Arrays stay arrays: minItems/maxItems become comments, not an explosion of tuple types.
+      maxItems: -1,
     });
     const out = join(outDir, basename(file).replace(/(\.schema)?\.json$/, '.ts'));
     if (check) {

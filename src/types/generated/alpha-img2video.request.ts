@@ -10,7 +10,7 @@ export type AlphaImageToVideoRequest = AlphaFields & {
    * @minItems 1
    * @maxItems 1
    */
-  images: [AlphaImage];
+  images: [AlphaImage, ...AlphaImage[]];
 };
 /**
  * Image URL, or a Base64 data URI data:image/<type>;base64,<data>. png/jpeg/jpg/webp, at least 128x128 pixels, aspect ratio within 1:4..4:1, at most 50M.

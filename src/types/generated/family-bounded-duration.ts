@@ -17,5 +17,5 @@ export interface BoundedDurationRules {
    *
    * @maxItems 0
    */
-  images?: [];
+  images?: unknown[];
 }

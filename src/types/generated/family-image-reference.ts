@@ -9,7 +9,7 @@ export interface ImageReferenceRules {
    *
    * @maxItems 3
    */
-  images?: [] | [unknown] | [unknown, unknown] | [unknown, unknown, unknown];
+  images?: unknown[];
   metadata?: {
     /**
      * Last frame; needs `image` as the first frame.

@@ -9,13 +9,7 @@ export interface MultiModeRules {
    *
    * @maxItems 5
    */
-  images?:
-    | []
-    | [unknown]
-    | [unknown, unknown]
-    | [unknown, unknown, unknown]
-    | [unknown, unknown, unknown, unknown]
-    | [unknown, unknown, unknown, unknown, unknown];
+  images?: unknown[];
   /**
    * At most 15 MB.
    */
