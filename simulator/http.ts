@@ -126,3 +126,14 @@ export function write(res: ServerResponse, data: string, signal: AbortSignal): P
     });
   });
 }
+
+/** OpenAI's Bearer check with its own 401 wording; shared by every OpenAI-shaped vendor here. False = already answered. */
+export function openaiAuthorized(ctx: { req: IncomingMessage; res: ServerResponse; keys: ReadonlySet<string> }): boolean {
+  const key = bearerKey(ctx.req);
+  if (key !== undefined && ctx.keys.has(key)) return true;
+  const message = key === undefined
+    ? "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+    : `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`;
+  sendJson(ctx.res, 401, errorBody(message, 'invalid_request_error', null, 'invalid_api_key'));
+  return false;
+}

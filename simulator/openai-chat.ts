@@ -1,7 +1,7 @@
 // OpenAI Chat Completions vendor: auth, validation, directives, and JSON/SSE replies shaped like api.openai.com.
 import { type Directives, flagDirective, intDirective, parseDirectives } from './directives.js';
 import {
-  type Ctx, type Route, bearerKey, errorBody, maskKey, randomId, sendJson, sleep, statusError, write,
+  type Ctx, type Route, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError, write,
 } from './http.js';
 
 interface ChatMessage {
@@ -46,7 +46,7 @@ const STREAM_ERROR = errorBody('upstream exploded', 'server_error', null, 'serve
 export const openaiChat: Route = { method: 'POST', path: '/v1/chat/completions', handle };
 
 async function handle(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!openaiAuthorized(ctx)) return;
   const body = parseRequest(ctx);
   if (!body) return;
   const d = parseDirectives(lastUserText(body.messages));
@@ -57,15 +57,6 @@ async function handle(ctx: Ctx): Promise<void> {
   jsonReply(ctx, body, plan, d);
 }
 
-function authorized(ctx: Ctx): boolean {
-  const key = bearerKey(ctx.req);
-  if (key !== undefined && ctx.keys.has(key)) return true;
-  const message = key === undefined
-    ? "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
-    : `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`;
-  sendJson(ctx.res, 401, errorBody(message, 'invalid_request_error', null, 'invalid_api_key'));
-  return false;
-}
 
 function parseRequest(ctx: Ctx): ChatRequest | undefined {
   let body: unknown;

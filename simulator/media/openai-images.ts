@@ -1,7 +1,7 @@
 // OpenAI Images: JSON generations and multipart edits, per-model size/n/quality rules, url or b64_json (real PNGs), gpt-image usage.
 import { intDirective } from '../directives.js';
-import { type Ctx, errorBody, maskKey, sendJson, sleep, statusError } from '../http.js';
-import { type Json, bearer, parseJson, planFrom, route, submitFailure, unixSeconds } from '../video/common.js';
+import { type Ctx, errorBody, openaiAuthorized, sendJson, sleep, statusError } from '../http.js';
+import { type Json, parseJson, planFrom, route, submitFailure, unixSeconds } from '../video/common.js';
 import { rawBodyOf } from '../video/raw-body.js';
 import { uuid } from '../video/task-store.js';
 import { addFile, baseOf, mediaUrl } from './files.js';
@@ -34,15 +34,6 @@ function invalid(ctx: Ctx, [message, param, code]: Problem, status = 400): void 
   sendJson(ctx.res, status, errorBody(message, 'invalid_request_error', param, code));
 }
 
-function authorized(ctx: Ctx): boolean {
-  const key = bearer(ctx);
-  if (key !== undefined && ctx.keys.has(key)) return true;
-  const message = key === undefined
-    ? "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
-    : `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`;
-  invalid(ctx, [message, null, 'invalid_api_key'], 401);
-  return false;
-}
 
 interface Fields { model: string; prompt: unknown; n: unknown; size: unknown; quality: unknown; response_format: unknown; background: unknown; output_format: unknown }
 
@@ -102,7 +93,7 @@ function modelProblem(model: string, edits: boolean): Problem {
 }
 
 async function generations(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!openaiAuthorized(ctx)) return;
   const b = parseJson(ctx.raw);
   if (!b) return invalid(ctx, ["We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", null, null]);
   const model = typeof b.model === 'string' ? b.model : 'dall-e-2';
@@ -144,7 +135,7 @@ async function imageProblem(files: File[], mask: File | undefined, spec: ModelSp
 }
 
 async function edits(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!openaiAuthorized(ctx)) return;
   const ct = String(ctx.req.headers['content-type'] ?? '');
   if (!/^multipart\/form-data/i.test(ct)) {
     return invalid(ctx, [`Invalid Content-Type header (${ct || 'none'}), expected multipart/form-data. (HINT: If you're using curl, you can pass -H 'Content-Type: multipart/form-data')`, null, null]);

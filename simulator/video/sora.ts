@@ -1,6 +1,6 @@
 // OpenAI Videos (Sora 2): JSON or multipart create, the `video` object (queued→in_progress→completed|failed), bytes at /content.
-import { type Ctx, errorBody, maskKey, sendJson, statusError } from '../http.js';
-import { type Json, bearer, isObject, newTask, parseJson, pathParams, planFrom, query, route, submitFailure, unixSeconds } from './common.js';
+import { type Ctx, errorBody, openaiAuthorized, sendJson, statusError } from '../http.js';
+import { type Json, isObject, newTask, parseJson, pathParams, planFrom, query, route, submitFailure, unixSeconds } from './common.js';
 import { serveVideoBytes } from './files.js';
 import { rawBodyOf } from './raw-body.js';
 import { type Phase, type VideoTask, openaiVideoId, phaseOf, poll, progressOf, storeOf } from './task-store.js';
@@ -20,15 +20,6 @@ function invalid(ctx: Ctx, message: string, param: string | null, code: string |
   sendJson(ctx.res, status, errorBody(message, 'invalid_request_error', param, code));
 }
 
-function authorized(ctx: Ctx): boolean {
-  const key = bearer(ctx);
-  if (key !== undefined && ctx.keys.has(key)) return true;
-  const message = key === undefined
-    ? "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
-    : `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`;
-  invalid(ctx, message, null, 'invalid_api_key', 401);
-  return false;
-}
 
 interface CreateFields {
   model: unknown;
@@ -98,7 +89,7 @@ function resellerProblem(f: CreateFields, seconds: string): [string, string, str
 }
 
 async function create(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!openaiAuthorized(ctx)) return;
   const f = await readFields(ctx);
   if (!f) return;
   const plan = planFrom(typeof f.prompt === 'string' ? f.prompt : '');
@@ -139,13 +130,13 @@ function find(ctx: Ctx, id: string): VideoTask | undefined {
 }
 
 async function retrieve(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!openaiAuthorized(ctx)) return;
   const task = find(ctx, pathParams(ctx, ONE)[0]);
   if (task) sendJson(ctx.res, 200, videoObject(task, poll(task)));
 }
 
 async function remove(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!openaiAuthorized(ctx)) return;
   const task = find(ctx, pathParams(ctx, ONE)[0]);
   if (!task) return;
   task.extra.deleted = true;
@@ -153,7 +144,7 @@ async function remove(ctx: Ctx): Promise<void> {
 }
 
 async function list(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!openaiAuthorized(ctx)) return;
   const limit = Math.min(100, Math.max(1, Number(query(ctx, 'limit')) || 20));
   const all = [...storeOf(ctx.control).tasks.values()].filter((t) => t.vendor === VENDOR && !t.extra.deleted);
   const ordered = query(ctx, 'order') === 'asc' ? all : all.reverse();
@@ -163,7 +154,7 @@ async function list(ctx: Ctx): Promise<void> {
 
 /** Bytes only once completed (404 before, like the live API); `variant=thumbnail|spritesheet` get small images. */
 async function content(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!openaiAuthorized(ctx)) return;
   const task = find(ctx, pathParams(ctx, CONTENT)[0]);
   if (!task) return;
   if (phaseOf(task) !== 'succeeded') {

@@ -1,6 +1,5 @@
 // Checks config in layers: YAML syntax → JSON Schema → cross references → JSONata and env references.
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
 import { loadYaml, type YamlFile } from './load-yaml.js';
 import { describeOne, type SchemaRegistry } from './schema-registry.js';
@@ -157,8 +156,4 @@ function envLayer(channels: ChannelsFile, env: NodeJS.ProcessEnv, at: Report): C
 
 function validUrl(s: string): boolean {
   try { return /^https?:$/.test(new URL(s).protocol); } catch { return false; }
-}
-
-export function configFilesExist(dir: string): boolean {
-  return existsSync(join(dir, 'routes.yaml')) && existsSync(join(dir, 'channels.yaml'));
 }
