@@ -23,11 +23,12 @@ import { tasks } from './scenarios/tasks.js';
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
 const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, download, clusterScaling, soak, tasks];
 
-const usage = `usage: npm run bench [-- --full] [--runs N] [--soak-minutes N] [--profile] [--keep-tmp] [--verbose]
+const usage = `usage: npm run bench [-- --full] [--runs N] [--soak-minutes N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; under 3 minutes
   --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min)
   --runs N          interleaved gateway/direct runs per measurement (1-50)
   --soak-minutes N  full mode soak length (0-120; 0 skips it)
+  --only a,b        run only these scenarios (${scenarios.map((s) => s.name).join(', ')})
   --profile         run the gateway under node --cpu-prof and list its top self-time functions (slows it down)
   --keep-tmp        keep the temp dir (gateway log, store, config, profile)
   --verbose         echo the simulator's and gateway's own output`;
@@ -38,7 +39,7 @@ const MB = 1024 * 1024;
 function options() {
   const { values } = parseArgs({
     options: {
-      full: { type: 'boolean' }, runs: { type: 'string' }, 'soak-minutes': { type: 'string' },
+      full: { type: 'boolean' }, runs: { type: 'string' }, only: { type: 'string' }, 'soak-minutes': { type: 'string' },
       profile: { type: 'boolean' }, 'keep-tmp': { type: 'boolean' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -49,7 +50,11 @@ function options() {
     if (!Number.isInteger(n) || n < lo || n > hi) { console.error(`${name} must be an integer from ${lo} to ${hi}\n${usage}`); process.exit(2); }
     return n;
   };
+  const only = values.only?.split(',').map((x) => x.trim()).filter(Boolean);
+  const unknown = only?.filter((n) => !scenarios.some((s) => s.name === n)) ?? [];
+  if (unknown.length) { console.error(`--only: unknown scenario ${unknown.join(', ')}\n${usage}`); process.exit(2); }
   return {
+    only,
     mode,
     runs: int(values.runs, mode === 'full' ? 5 : 3, 1, 50, '--runs'),
     soakMinutes: mode === 'full' ? int(values['soak-minutes'], 10, 0, 120, '--soak-minutes') : 0,
@@ -140,6 +145,7 @@ async function main(): Promise<number> {
     };
     for (const s of scenarios) {
       if (ac.signal.aborted) break;
+      if (o.only && !o.only.includes(s.name)) continue;
       if ((o.mode === 'quick' && !s.quick) || (s === soak && o.soakMinutes === 0)) {
         notes.push(`${s.name}: skipped in ${o.mode} mode${o.mode === 'full' ? ' (--soak-minutes 0)' : ' (run with --full)'}.`);
         continue;

@@ -7,7 +7,7 @@ import { fmt, fmtInt, median } from '../stats.js';
 const connections = 64;
 
 export const clusterScaling: Scenario = {
-  name: 'cluster-scaling (SWITCHYARD_WORKERS=2 vs 1)',
+  name: 'cluster-scaling',
   quick: false,
   async run(ctx: BenchContext): Promise<Section> {
     const seconds = 5;
