@@ -7,7 +7,7 @@ import { formatDiagnostic } from './config/diagnostics.js';
 import { openStore, type Store } from './store/open-store.js';
 import { Gateway } from './gateway.js';
 import { createGatewayServer } from './server.js';
-import { createLogger } from './log.js';
+import { createLogger, flushLog } from './log.js';
 import { TaskPoller } from './tasks/poller.js';
 import { drain, reloadConfig } from './lifecycle.js';
 
@@ -26,7 +26,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const log = opts.logger ?? createLogger();
   const { runtime, warnings } = loadRuntime(opts.configDir, opts.env ?? process.env);
   for (const w of warnings) log.warn(formatDiagnostic(w));
-  const store = await openStore(opts.storeUri);
+  const store = await openStore(opts.storeUri, { onError: (msg, err) => log.error({ err }, msg) });
   const gateway = new Gateway(runtime, store, log);
   const server = createGatewayServer(gateway);
   await new Promise<void>((resolve, reject) => {
@@ -47,7 +47,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       await poller.stop();
       gateway.breakers.stop();
       await store.close();
-      log.flush?.();
+      await flushLog(log);
     },
     async shutdown(deadlineMs) {
       const result = await drain(server, gateway, deadlineMs);
@@ -56,7 +56,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
       await store.close();
       log.info({ ...result }, 'switchyard stopped');
-      log.flush?.();
+      await flushLog(log);
       return result;
     },
     reload() {
