@@ -7,7 +7,7 @@ import { charge } from './price.js';
 /** `work` returns the usage to bill (or an exact charge), or undefined when nothing was delivered (full refund). */
 export async function withReservation(g: Gateway, ctx: RequestContext, amount: number, work: () => Promise<Usage | number | undefined>): Promise<void> {
   const account = ctx.token!.id;
-  const ok = await g.store.quota.reserve(account, ctx.id, amount);
+  const ok = await g.store.quota.reserve(account, ctx.id, amount, 'request');
   if (!ok) {
     const balance = await g.store.quota.balance(account);
     throw new GatewayError('insufficient_user_quota', `Insufficient quota: this request may cost up to ${amount}, balance is ${balance ?? 0}`);

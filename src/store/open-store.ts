@@ -6,6 +6,8 @@ import KeyvSqlite from '@keyv/sqlite';
 import { SqliteQuotaLedger } from './sqlite-quota.js';
 import type { QuotaLedger } from './quota-ledger.js';
 import { openRedis } from './redis-store.js';
+import { HeldQuota } from './held-quota.js';
+import { SqliteHolds } from './sqlite-holds.js';
 import { SqliteTaskIndex } from './sqlite-task-index.js';
 import { openStateDb, stateFileFor } from './sqlite-state.js';
 import type { TaskIndex } from './task-index.js';
@@ -30,13 +32,20 @@ export interface Store {
 
 export const defaultStoreUri = 'sqlite://data/switchyard.sqlite';
 
-export async function openStore(uri = process.env.SWITCHYARD_STORE || defaultStoreUri): Promise<Store> {
-  if (uri.startsWith('sqlite://')) return openSqlite(uri);
+export interface StoreOptions {
+  /** Where the store reports trouble it recovers from by itself (a failed flush, reclaimed holds). */
+  onError?(msg: string, err?: unknown): void;
+  /** Write-behind interval for request quota (held-quota.ts); 0 writes every movement through. */
+  quotaFlushMs?: number;
+}
+
+export async function openStore(uri = process.env.SWITCHYARD_STORE || defaultStoreUri, opts: StoreOptions = {}): Promise<Store> {
+  if (uri.startsWith('sqlite://')) return openSqlite(uri, opts);
   if (uri.startsWith('redis://') || uri.startsWith('rediss://')) return openRedis(uri);
   throw new Error(`SWITCHYARD_STORE: unsupported store "${uri.split(':')[0]}" (use sqlite://path or redis://host:port[/db])`);
 }
 
-async function openSqlite(uri: string): Promise<Store> {
+async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
   const file = uri.slice('sqlite://'.length);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const adapters: KeyvSqlite[] = [];
@@ -50,7 +59,12 @@ async function openSqlite(uri: string): Promise<Store> {
   await main.query('PRAGMA journal_mode=WAL');
   await main.query('PRAGMA synchronous=NORMAL');
   const state = openStateDb(stateFileFor(file));
-  const quota = new SqliteQuotaLedger(state);
+  const ledger = new SqliteQuotaLedger(state);
+  const flushMs = opts.quotaFlushMs ?? Number(process.env.SWITCHYARD_QUOTA_FLUSH_MS ?? 50);
+  const onError = opts.onError ?? ((msg: string, err?: unknown) => console.error(msg, err ?? ''));
+  const quota: QuotaLedger = flushMs > 0
+    ? new HeldQuota(ledger, new SqliteHolds(state), { flushMs, staleMs: 15_000, idleMs: 10_000, onError })
+    : ledger;
   const tasks = new SqliteTaskIndex(state);
   const spaces = new Map<string, Keyv>();
   return {
@@ -66,6 +80,7 @@ async function openSqlite(uri: string): Promise<Store> {
       return kv;
     },
     async close() {
+      await quota.close?.();
       await Promise.allSettled(adapters.map((a) => a.disconnect()));
       state.close();
     },

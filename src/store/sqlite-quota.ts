@@ -7,14 +7,28 @@ const schema = `
   CREATE TABLE IF NOT EXISTS quota_accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL, updated_at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS quota_ledger (entry TEXT PRIMARY KEY, account TEXT NOT NULL, request TEXT NOT NULL,
     kind TEXT NOT NULL, amount INTEGER NOT NULL, at INTEGER NOT NULL);
-  CREATE INDEX IF NOT EXISTS quota_ledger_account ON quota_ledger(account);
+  CREATE INDEX IF NOT EXISTS quota_ledger_account ON quota_ledger(account);`;
+
+// Entries written against a process's hold (held_by set) record money that already left the account with the hold.
+const trigger = `
+  DROP TRIGGER IF EXISTS quota_ledger_apply;
   -- A reservation the balance cannot cover aborts the whole INSERT, so check and debit are one atomic step.
-  CREATE TRIGGER IF NOT EXISTS quota_ledger_apply AFTER INSERT ON quota_ledger BEGIN
+  CREATE TRIGGER quota_ledger_apply AFTER INSERT ON quota_ledger WHEN NEW.held_by IS NULL BEGIN
     SELECT RAISE(ABORT, 'quota_no_account') WHERE NOT EXISTS (SELECT 1 FROM quota_accounts WHERE id = NEW.account);
     SELECT RAISE(ABORT, 'quota_insufficient') WHERE NEW.kind = 'reserve'
       AND (SELECT balance FROM quota_accounts WHERE id = NEW.account) < NEW.amount;
     UPDATE quota_accounts SET balance = balance - NEW.amount, updated_at = NEW.at WHERE id = NEW.account;
   END;`;
+
+/** Adds `held_by` to a ledger from an older version, in one transaction so no insert ever runs without the trigger. */
+function migrate(db: StateDb): void {
+  db.transaction(() => {
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_ledger');
+    if (!columns.includes('held_by')) db.exec('ALTER TABLE quota_ledger ADD COLUMN held_by TEXT');
+    const current = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'quota_ledger_apply'").pluck().get() as string | undefined;
+    if (!current?.includes('held_by')) db.exec(trigger);
+  }).immediate();
+}
 
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly stmt;
@@ -22,13 +36,14 @@ export class SqliteQuotaLedger implements QuotaLedger {
 
   constructor(db: StateDb) {
     db.exec(schema);
+    migrate(db);
     this.batch = new WriteBatch(db);
     this.stmt = {
       // ON CONFLICT DO NOTHING: a repeated entry inserts no row, so its trigger never runs twice.
       insert: db.prepare('INSERT INTO quota_ledger (entry, account, request, kind, amount, at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(entry) DO NOTHING'),
       account: db.prepare('INSERT INTO quota_accounts (id, balance, updated_at) VALUES (?, 0, ?) ON CONFLICT(id) DO NOTHING'),
       balance: db.prepare('SELECT balance FROM quota_accounts WHERE id = ?').pluck(),
-      entries: db.prepare('SELECT * FROM quota_ledger WHERE account = ? ORDER BY at, rowid'),
+      entries: db.prepare('SELECT entry, account, request, kind, amount, at FROM quota_ledger WHERE account = ? ORDER BY at, rowid'),
     };
   }
 

@@ -1,0 +1,282 @@
+// Write-behind quota for proxied requests: no disk write on a request's path, and still no overdraft.
+//
+// A process moves a slice of an account's balance into its own hold (one short transaction), then reserves and
+// settles requests against that hold in memory, which is atomic because one event loop runs them. Every
+// `flushMs` one transaction writes the closed requests' ledger entries and takes their charges off the hold.
+// The money is always in exactly one place, the account or one process's hold, so processes sharing the store
+// cannot spend the same unit twice, and topups from the CLI land in the account, where the next slice finds them.
+//
+// A crash loses the hold's memory, not its money: the hold row stays and the next process to notice the owner
+// is gone (its pid is dead on this host, or it has not beaten for `staleMs`) returns it to the account. So a
+// request in flight at the crash is refunded, and requests closed in the last `flushMs` before it are never
+// charged: the gateway can forgive at most one flush interval of charges; a client is never charged twice,
+// never charged for a reservation it did not use, and never overdrawn.
+//
+// Task reservations outlive a process, so they are `durable`: written through to the ledger at once.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LedgerEntry, QuotaLedger, ReserveScope } from './quota-ledger.js';
+
+/** Where holds live; every call is one atomic step in the shared store. */
+export interface HoldBackend {
+  register(owner: string, now: number): void;
+  /** Moves at least `need` (up to `want`, never more than half of what would remain) into the hold; 0 when the balance is short, undefined for no account. */
+  grab(owner: string, account: string, need: number, want: number, now: number): number | undefined;
+  release(owner: string, account: string, amount: number | 'all', now: number): void;
+  /** Writes closed requests' entries and takes `spent` off the holds; false when the owner was reclaimed meanwhile. */
+  commit(owner: string, rows: LedgerEntry[], spent: Map<string, number>, now: number): boolean;
+  chargeLate(rows: LedgerEntry[]): void;
+  reclaimDead(self: string, staleBefore: number, now: number): number;
+  retire(owner: string, now: number): void;
+  heldTotal(account: string): number;
+  heldByOthers(account: string, owner: string): number;
+  want(account: string, now: number): void;
+  unwant(account: string): void;
+  wanted(since: number): string[];
+}
+
+export interface HeldQuotaOptions {
+  flushMs: number;
+  /** An owner silent this long is presumed dead and its holds go back to the accounts. */
+  staleMs: number;
+  /** A hold unused this long goes back to its account. */
+  idleMs: number;
+  onError(msg: string, err?: unknown): void;
+}
+
+interface Held { free: number; inflight: number; unflushed: number; spent: number; rate: number; usedAt: number }
+interface Open { account: string; amount: number; at: number; orphan: boolean }
+interface Closed { request: string; account: string; reserved: number; charged: number; kind: string; reservedAt: number; at: number }
+
+const WAITS = 4; // flush intervals a refused reservation waits for other processes to give back their slices
+
+export class HeldQuota implements QuotaLedger {
+  private readonly owner = `own_${randomBytes(8).toString('hex')}`;
+  private registered = false;
+  private readonly held = new Map<string, Held>();
+  private readonly open = new Map<string, Open>();
+  private closed: Closed[] = [];
+  private late: LedgerEntry[] = [];
+  private timer?: NodeJS.Timeout;
+  private lastBeat = 0;
+  private lastSweep = 0;
+
+  constructor(private readonly inner: QuotaLedger, private readonly holds: HoldBackend, private readonly o: HeldQuotaOptions) {}
+
+  createAccount(account: string, initial: number): Promise<void> { return this.inner.createAccount(account, initial); }
+  topup(account: string, amount: number, ref: string): Promise<void> { return this.inner.topup(account, amount, ref); }
+
+  /** The account plus every hold on it, less what this process has reserved or charged but not yet written. */
+  async balance(account: string): Promise<number | undefined> {
+    const b = await this.inner.balance(account);
+    if (b === undefined) return undefined;
+    const h = this.held.get(account);
+    return b + this.holds.heldTotal(account) - (h ? h.inflight + h.unflushed : 0);
+  }
+
+  async entries(account: string): Promise<LedgerEntry[]> {
+    this.flush();
+    return this.inner.entries(account);
+  }
+
+  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable'): Promise<boolean> {
+    if (scope === 'durable') return this.reserveDurable(account, request, amount);
+    if (this.open.has(request)) return true;
+    amount = Math.round(amount);
+    for (let wait = 0; ; wait++) {
+      const h = this.holdFor(account);
+      if (h.free >= amount) {
+        h.free -= amount;
+        h.inflight += amount;
+        h.usedAt = Date.now();
+        this.open.set(request, { account, amount, at: h.usedAt, orphan: false });
+        return true;
+      }
+      const got = this.holds.grab(this.owner, account, amount - h.free, amount - h.free + Math.max(8 * amount, 2 * h.rate), Date.now());
+      if (got === undefined) return false;
+      if (got > 0) { h.free += got; continue; }
+      if (!(await this.waitForOthers(account, wait))) return false;
+    }
+  }
+
+  async settle(account: string, request: string, reserved: number, actual: number): Promise<void> {
+    const o = this.open.get(request);
+    if (!o) return this.inner.settle(account, request, reserved, actual);
+    this.closeRequest(request, o, 'settle', Math.round(actual));
+  }
+
+  async refund(account: string, request: string, reserved: number): Promise<void> {
+    const o = this.open.get(request);
+    if (!o) return this.inner.refund(account, request, reserved);
+    this.closeRequest(request, o, 'refund', 0);
+  }
+
+  /** Writes what is pending, gives every hold back to its account and leaves (graceful stop). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    if (!this.registered) return;
+    this.flush();
+    try {
+      this.holds.retire(this.owner, Date.now());
+    } catch (err) {
+      this.o.onError('quota holds not returned at stop; another process will reclaim them', err);
+    }
+    this.registered = false;
+  }
+
+  /** One transaction for everything closed since the last one; also the owner's heartbeat. */
+  flush(): void {
+    if (!this.registered) return;
+    const now = Date.now();
+    this.chargeLate();
+    if (!this.closed.length && now - this.lastBeat < 1000) return;
+    const batch = this.closed;
+    const spent = new Map<string, number>();
+    const rows: LedgerEntry[] = [];
+    for (const c of batch) {
+      spent.set(c.account, (spent.get(c.account) ?? 0) + c.charged);
+      rows.push({ entry: `${c.request}:reserve`, account: c.account, request: c.request, kind: 'reserve', amount: c.reserved, at: c.reservedAt },
+        { entry: `${c.request}:close`, account: c.account, request: c.request, kind: c.kind, amount: c.charged - c.reserved, at: c.at });
+    }
+    let ok: boolean;
+    try {
+      ok = this.holds.commit(this.owner, rows, spent, now);
+    } catch (err) {
+      this.o.onError('quota flush failed; retrying at the next interval', err);
+      return;
+    }
+    this.lastBeat = now;
+    this.closed = this.closed.slice(batch.length);
+    if (!ok) return this.recover(batch, now);
+    for (const [account, amount] of spent) {
+      const h = this.held.get(account);
+      if (h) h.unflushed -= amount;
+    }
+  }
+
+  private closeRequest(request: string, o: Open, kind: string, charged: number): void {
+    this.open.delete(request);
+    const at = Date.now();
+    const c: Closed = { request, account: o.account, reserved: o.amount, charged, kind, reservedAt: o.at, at };
+    if (o.orphan) { this.late.push(lateRow(c)); return; }
+    const h = this.held.get(o.account)!;
+    h.inflight -= o.amount;
+    h.free += o.amount - charged;
+    h.unflushed += charged;
+    h.spent += charged;
+    h.usedAt = at;
+    this.closed.push(c);
+    if (this.closed.length >= 2048) this.flush(); // bounds memory under a burst
+  }
+
+  private holdFor(account: string): Held {
+    let h = this.held.get(account);
+    if (!h) {
+      this.start();
+      h = { free: 0, inflight: 0, unflushed: 0, spent: 0, rate: 0, usedAt: Date.now() };
+      this.held.set(account, h);
+    }
+    return h;
+  }
+
+  /** First use: become an owner, and take back what dead predecessors held before competing with them. */
+  private start(): void {
+    if (this.registered) return;
+    const now = Date.now();
+    this.holds.register(this.owner, now);
+    this.registered = true;
+    this.lastBeat = now;
+    this.sweep(now);
+    this.timer = setInterval(() => this.tick(), this.o.flushMs);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    try {
+      this.flush();
+      if (!this.registered) return;
+      const now = Date.now();
+      this.serveWants(now);
+      if (now - this.lastSweep >= 1000) this.sweep(now);
+    } catch (err) {
+      this.o.onError('quota tick failed', err);
+    }
+  }
+
+  /** Once a second: spending rates for slice sizes, idle holds back to their accounts, dead owners reclaimed. */
+  private sweep(now: number): void {
+    this.lastSweep = now;
+    for (const [account, h] of this.held) {
+      h.rate = h.spent;
+      h.spent = 0;
+      if (h.inflight === 0 && h.unflushed === 0 && now - h.usedAt > this.o.idleMs) {
+        this.holds.release(this.owner, account, 'all', now);
+        this.held.delete(account);
+      }
+    }
+    if (this.holds.reclaimDead(this.owner, now - this.o.staleMs, now)) this.o.onError('reclaimed the quota holds of a gateway process that is gone');
+  }
+
+  /** Another process was refused for want of money this one holds: give back the unreserved part. */
+  private serveWants(now: number): void {
+    for (const account of this.holds.wanted(now - 2000)) {
+      const h = this.held.get(account);
+      if (h && h.free > 0) {
+        this.holds.release(this.owner, account, h.free, now);
+        h.free = 0;
+      }
+    }
+  }
+
+  private async reserveDurable(account: string, request: string, amount: number): Promise<boolean> {
+    for (let wait = 0; ; wait++) {
+      if (await this.inner.reserve(account, request, amount)) return true;
+      const h = this.held.get(account);
+      if (h && h.free > 0) { // this process's own slice is still the account's money
+        this.holds.release(this.owner, account, h.free, Date.now());
+        h.free = 0;
+        continue;
+      }
+      if (!(await this.waitForOthers(account, wait))) return false;
+    }
+  }
+
+  /** True after waiting one interval for other processes to release their slices; false when waiting cannot help. */
+  private async waitForOthers(account: string, wait: number): Promise<boolean> {
+    if (wait >= WAITS || this.holds.heldByOthers(account, this.owner) <= 0) {
+      if (wait > 0) this.holds.unwant(account);
+      return false;
+    }
+    this.holds.want(account, Date.now());
+    await sleep(this.o.flushMs);
+    return true;
+  }
+
+  /**
+   * Our owner row was reclaimed while we lived (the process stalled longer than `staleMs`): our holds, in-flight
+   * reservations included, went back to the accounts. Charges not yet written are taken from the accounts
+   * directly, capped by what is there, and requests still open are charged the same way when they close.
+   */
+  private recover(batch: Closed[], now: number): void {
+    this.o.onError('quota holds were reclaimed while this process was alive; charging its pending work from the accounts');
+    this.late.push(...batch.map(lateRow), ...this.closed.map(lateRow));
+    this.closed = [];
+    for (const o of this.open.values()) o.orphan = true;
+    this.held.clear();
+    this.holds.register(this.owner, now);
+    this.chargeLate();
+  }
+
+  private chargeLate(): void {
+    if (!this.late.length) return;
+    try {
+      this.holds.chargeLate(this.late);
+      this.late = [];
+    } catch (err) {
+      this.o.onError('late quota charges not written; retrying', err);
+    }
+  }
+}
+
+const lateRow = (c: Closed): LedgerEntry =>
+  ({ entry: `${c.request}:close`, account: c.account, request: c.request, kind: 'late_charge', amount: c.charged, at: c.at });

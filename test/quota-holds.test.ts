@@ -1,0 +1,148 @@
+// Write-behind request quota (src/store/held-quota.ts): no overdraft across processes, and crashes cost clients nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { openStateDb, type StateDb } from '../src/store/sqlite-state.js';
+import { SqliteQuotaLedger } from '../src/store/sqlite-quota.js';
+import { SqliteHolds } from '../src/store/sqlite-holds.js';
+import { HeldQuota, type HeldQuotaOptions } from '../src/store/held-quota.js';
+import { eventually } from './helpers/stack.js';
+
+const fresh = () => join(mkdtempSync(join(tmpdir(), 'switchyard-holds-')), 'state.sqlite');
+
+/** One "process": its own connection and owner on the shared file. */
+function open(file: string, o: Partial<HeldQuotaOptions> = {}): { q: HeldQuota; ledger: SqliteQuotaLedger; db: StateDb; errors: string[] } {
+  const db = openStateDb(file);
+  const ledger = new SqliteQuotaLedger(db);
+  const errors: string[] = [];
+  const q = new HeldQuota(ledger, new SqliteHolds(db), { flushMs: 20, staleMs: 15_000, idleMs: 10_000, onError: (m) => errors.push(m), ...o });
+  return { q, ledger, db, errors };
+}
+
+test('request reservations spend from a hold: nothing is written per request, the flush writes reserve and close', async () => {
+  const file = fresh();
+  const a = open(file, { flushMs: 60_000 }); // no timer flush during the test: flushes are explicit
+  await a.q.createAccount('acct', 1000);
+  assert.equal(await a.q.reserve('acct', 'r1', 10, 'request'), true);
+  assert.ok((await a.ledger.balance('acct'))! < 1000, 'a slice moved out of the account');
+  assert.equal(await a.q.balance('acct'), 990, 'the reservation counts against the balance');
+  await a.q.settle('acct', 'r1', 10, 3);
+  assert.equal(await a.q.balance('acct'), 997);
+  assert.deepEqual((await a.ledger.entries('acct')).map((e) => e.kind), ['topup'], 'not written yet');
+  const entries = await a.q.entries('acct'); // flushes first
+  assert.deepEqual(entries.map((e) => `${e.kind}:${e.amount}`), ['topup:-1000', 'reserve:10', 'settle:-7']);
+  assert.equal(await a.q.balance('acct'), 997);
+  await a.q.close();
+  assert.equal(await a.ledger.balance('acct'), 997, 'a clean stop returns the hold to the account');
+  a.db.close();
+});
+
+test('two processes on one file never overdraw; money one holds is released when the other needs it', async () => {
+  const file = fresh();
+  const a = open(file);
+  const b = open(file);
+  await a.q.createAccount('acct', 100);
+  assert.equal(await a.q.reserve('acct', 'a1', 10, 'request'), true); // a takes a slice larger than 10
+  await a.q.settle('acct', 'a1', 10, 10);
+  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).q.reserve('acct', `c${i}`, 10, 'request')));
+  assert.equal(results.filter(Boolean).length, 9, `90 left, 10 each: ${results}`);
+  assert.equal(await b.q.reserve('acct', 'late', 1, 'request'), false, 'nothing left anywhere');
+  for (const [i, ok] of results.entries()) if (ok) await (i % 2 ? a : b).q.refund('acct', `c${i}`, 10);
+  assert.equal(await b.q.reserve('acct', 'big', 90, 'request'), true, 'b gets all that is left, part of it from a');
+  await b.q.settle('acct', 'big', 90, 90);
+  await a.q.close();
+  await b.q.close();
+  assert.equal(await a.ledger.balance('acct'), 0);
+  const sum = (await a.ledger.entries('acct')).reduce((s, e) => s + e.amount, 0);
+  assert.equal(sum, 0, 'the ledger explains the balance exactly');
+  a.db.close();
+  b.db.close();
+});
+
+test('a task (durable) reservation can use money sitting in this process\'s hold', async () => {
+  const file = fresh();
+  const a = open(file);
+  await a.q.createAccount('acct', 100);
+  assert.equal(await a.q.reserve('acct', 'r', 10, 'request'), true);
+  await a.q.settle('acct', 'r', 10, 0);
+  assert.equal(await a.q.reserve('acct', 'task_1', 100, 'durable'), true);
+  assert.equal(await a.q.balance('acct'), 0);
+  await a.q.close();
+  a.db.close();
+});
+
+test('a topup written by another process (the CLI) is spendable at once', async () => {
+  const file = fresh();
+  const a = open(file);
+  const cli = open(file);
+  await a.q.createAccount('acct', 10);
+  assert.equal(await a.q.reserve('acct', 'r1', 10, 'request'), true);
+  assert.equal(await a.q.reserve('acct', 'r2', 10, 'request'), false);
+  await cli.q.topup('acct', 50, 'cli:1');
+  assert.equal(await a.q.reserve('acct', 'r2', 10, 'request'), true);
+  assert.equal(await cli.q.balance('acct'), 60, 'another process counts holds as balance; in-flight work is not its to know');
+  await a.q.close();
+  a.db.close();
+  cli.db.close();
+});
+
+test('a process that dies holding quota: its in-flight reservation is refunded, nothing is charged twice', async () => {
+  const file = fresh();
+  const setup = open(file);
+  await setup.q.createAccount('acct', 1000);
+  setup.db.close();
+  // A real process: reserves three, settles two (flushed), settles one more (not flushed), then dies mid-request.
+  const child = `
+    import { openStateDb } from ${JSON.stringify(new URL('../src/store/sqlite-state.js', import.meta.url).href)};
+    import { SqliteQuotaLedger } from ${JSON.stringify(new URL('../src/store/sqlite-quota.js', import.meta.url).href)};
+    import { SqliteHolds } from ${JSON.stringify(new URL('../src/store/sqlite-holds.js', import.meta.url).href)};
+    import { HeldQuota } from ${JSON.stringify(new URL('../src/store/held-quota.js', import.meta.url).href)};
+    const db = openStateDb(${JSON.stringify(file)});
+    const q = new HeldQuota(new SqliteQuotaLedger(db), new SqliteHolds(db), { flushMs: 60000, staleMs: 15000, idleMs: 10000, onError() {} });
+    for (const r of ['x1', 'x2', 'x3', 'x4']) await q.reserve('acct', r, 100, 'request');
+    await q.settle('acct', 'x1', 100, 30);
+    await q.settle('acct', 'x2', 100, 20);
+    q.flush();
+    await q.settle('acct', 'x3', 100, 40);
+    process.kill(process.pid, 'SIGKILL');`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', child], { cwd: fileURLToPath(new URL('.', import.meta.url)) });
+  assert.equal(r.signal, 'SIGKILL', r.stderr.toString());
+  const after = open(file);
+  assert.ok((await after.ledger.balance('acct'))! < 950, 'the dead process still holds its slice');
+  assert.equal(await after.q.reserve('acct', 'y', 1, 'request'), true); // first use reclaims dead owners on this host
+  await after.q.refund('acct', 'y', 1);
+  assert.equal(await after.q.balance('acct'), 1000 - 30 - 20, 'flushed charges stay; x3 (unflushed) is forgiven; x4 (in flight) refunded');
+  await after.q.close();
+  assert.equal(await after.ledger.balance('acct'), 950);
+  assert.deepEqual((await after.ledger.entries('acct')).filter((e) => e.request.startsWith('x')).map((e) => e.entry).sort(),
+    ['x1:close', 'x1:reserve', 'x2:close', 'x2:reserve']);
+  after.db.close();
+});
+
+test('an owner that stops beating is reclaimed by time; if it comes back, its pending charges are taken from the account, capped', async () => {
+  const file = fresh();
+  const a = open(file, { flushMs: 60_000 }); // a "stalled" process: its timer never runs
+  await a.q.createAccount('acct', 100);
+  assert.equal(await a.q.reserve('acct', 'r1', 10, 'request'), true);
+  assert.equal(await a.q.reserve('acct', 'r2', 10, 'request'), true);
+  await a.q.settle('acct', 'r1', 10, 10);
+  await new Promise((r) => setTimeout(r, 30));
+  const b = open(file, { staleMs: 20 });
+  assert.equal(await b.q.reserve('acct', 'b1', 95, 'request'), true, 'a\'s hold was reclaimed: all 100 is back');
+  await b.q.settle('acct', 'b1', 95, 95);
+  await b.q.close(); // 5 left in the account
+  a.q.flush(); // a wakes up: finds itself reclaimed
+  await eventually(() => a.errors.some((m) => /reclaimed while this process was alive/.test(m)));
+  await a.q.settle('acct', 'r2', 10, 10); // closes after the reclaim: charged from the account, capped at what is there
+  a.q.flush();
+  await a.q.close();
+  assert.equal(await a.ledger.balance('acct'), 0, 'never negative');
+  const late = (await a.ledger.entries('acct')).filter((e) => e.kind === 'late_charge');
+  assert.deepEqual(late.map((e) => `${e.request}:${e.amount}`), ['r1:5', 'r2:0']);
+  a.db.close();
+  b.db.close();
+});
