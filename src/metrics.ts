@@ -18,18 +18,33 @@ const added = new Histogram({ name: 'switchyard_added_latency_seconds', help: 'G
 export const streamsInFlight = new Gauge({ name: 'switchyard_streams_in_flight', help: 'SSE streams being relayed.', registers: [registry] });
 export const quotaMoved = new Counter({ name: 'switchyard_quota_units_total', help: 'Quota units reserved, charged and refunded.', labelNames: ['kind'], registers: [registry] });
 
+// Labelled children are looked up once per label set: prom-client hashes a label object on every call otherwise.
+function child<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let c = cache.get(key);
+  if (!c) { c = make(); cache.set(key, c); }
+  return c;
+}
+const requestChildren = new Map<string, { inc(): void }>();
+const durationChildren = new Map<string, { observe(v: number): void }>();
+const upstreamChildren = new Map<string, { observe(v: number): void }>();
+const addedChildren = new Map<string, { observe(v: number): void }>();
+
 /** Called once per request when its work is over. */
 export function observeRequest(ctx: RequestContext, res: ServerResponse): void {
   const route = ctx.route?.id ?? 'unmatched';
   const channel = ctx.channel ?? '';
-  requests.inc({ route, channel, status: String(res.statusCode) });
-  duration.observe({ route }, (performance.now() - ctx.started) / 1000);
-  if (ctx.channel) upstream.observe({ route, channel }, ctx.upstreamMs / 1000);
-  if (ctx.addedMs !== undefined) added.observe({ route }, ctx.addedMs / 1000);
-  if (ctx.reserved) quotaMoved.inc({ kind: 'reserved' }, ctx.reserved);
-  if (ctx.charged) quotaMoved.inc({ kind: 'charged' }, ctx.charged);
-  if (ctx.reserved !== undefined && ctx.charged !== undefined) quotaMoved.inc({ kind: 'returned' }, Math.max(0, ctx.reserved - ctx.charged));
+  const status = String(res.statusCode);
+  child(requestChildren, `${route}\u0000${channel}\u0000${status}`, () => requests.labels(route, channel, status)).inc();
+  child(durationChildren, route, () => duration.labels(route)).observe((performance.now() - ctx.started) / 1000);
+  if (ctx.channel) child(upstreamChildren, `${route}\u0000${channel}`, () => upstream.labels(route, channel)).observe(ctx.upstreamMs / 1000);
+  if (ctx.addedMs !== undefined) child(addedChildren, route, () => added.labels(route)).observe(ctx.addedMs / 1000);
+  if (ctx.reserved) quotaReserved.inc(ctx.reserved);
+  if (ctx.charged) quotaCharged.inc(ctx.charged);
+  if (ctx.reserved !== undefined && ctx.charged !== undefined) quotaReturned.inc(Math.max(0, ctx.reserved - ctx.charged));
 }
+const quotaReserved = quotaMoved.labels('reserved');
+const quotaCharged = quotaMoved.labels('charged');
+const quotaReturned = quotaMoved.labels('returned');
 
 const openTasks = new Gauge({ name: 'switchyard_tasks_open', help: 'Unfinished tasks in the store.', registers: [registry] });
 

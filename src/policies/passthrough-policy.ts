@@ -22,7 +22,7 @@ export async function servePassthrough(g: Gateway, ctx: RequestContext, req: Inc
     const d = await dispatch(g, ctx, req, res, ctx.token!.group, model, route.operation, async (ch) => {
       const op = ch.operations.get(route.operation)!;
       const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(ctx.params[name] ?? ''));
-      return { method: ctx.method, path: `${path}${query}`, body: raw, contentType, accept: String(req.headers.accept ?? '*/*') };
+      return { method: ctx.method, path: `${path}${query}`, body: raw, contentType, accept: String(req.headers.accept ?? '*/*'), via: 'proxy' as const };
     });
     const status = d.response.statusCode ?? 502;
     const headers: Record<string, string> = { 'x-switchyard-added-ms': addedMs(ctx).toFixed(3) };

@@ -1,6 +1,6 @@
 // Client tokens: stored by the SHA-256 of the key, cached in memory for a bounded time (shorter when the store
 // broadcasts revocations: then a revoked key is dropped from every instance's cache as the message arrives).
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type Keyv from 'keyv';
 import type { Store } from './open-store.js';
 
@@ -18,7 +18,8 @@ export interface TokenRecord {
 
 export interface NewToken { user?: string; group: string; quota: number; models?: string[]; expiresAt?: number; name?: string }
 
-const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+// crypto.hash: the one-shot form, half the cost of createHash on every authenticated request.
+const hashKey = (key: string) => hash('sha256', key, 'hex');
 const maxCached = 50_000;
 
 export class TokenStore {

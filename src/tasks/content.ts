@@ -48,7 +48,7 @@ async function open(g: Gateway, req: IncomingMessage, res: ServerResponse, rec: 
   let stored = rec.result_urls[0];
   if (channel && op?.contentPath && rec.upstream_id) {
     const path = fillPath(op.contentPath, rec);
-    if (!op.contentResolve) return sendUpstream(req, res, { channel, method: 'GET', path, accept: '*/*', forward: range });
+    if (!op.contentResolve) return sendUpstream(req, res, { channel, method: 'GET', path, accept: '*/*', forward: range, via: 'proxy' });
     const answer = await fetchUpstream(channel, { method: 'GET', path });
     const resolved = await op.contentResolve.run(JSON.parse(answer.body.toString('utf8')));
     stored = typeof resolved === 'string' ? resolved : '';

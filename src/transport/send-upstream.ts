@@ -1,5 +1,10 @@
-// One upstream attempt through http-proxy-3: resolves with the response head, rejects on connect/first-byte failure.
-import type { IncomingMessage, ServerResponse, ClientRequest, Agent } from 'node:http';
+// One upstream attempt: resolves with the response head, rejects on connect/first-byte failure.
+// A body the engine built (chat, json, task policies) goes out with one `http.request` on the channel's pooled
+// agent: the bytes are already in hand, so http-proxy-3's per-request option merge and body pipe would be pure
+// overhead on the hot path. Pass-through routes and result downloads, where the gateway is a plain reverse
+// proxy, go through http-proxy-3 (`via: 'proxy'`).
+import { request as httpRequest, type IncomingMessage, type ServerResponse, type ClientRequest, type Agent } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { Socket } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
@@ -15,6 +20,8 @@ export interface UpstreamRequest {
   accept?: string;
   /** Extra headers forwarded from the client on purpose (e.g. `range` for downloads). */
   forward?: Record<string, string>;
+  /** `proxy`: through http-proxy-3 (pass-through routes, downloads); default: a direct pooled request. */
+  via?: 'proxy' | 'direct';
 }
 
 /** A request to an absolute URL (a stored result URL) rather than a channel path. */
@@ -67,9 +74,31 @@ export function sendUpstream(req: IncomingMessage, res: ServerResponse, u: Upstr
   }
   const path = applyAuth(u.channel.auth, { method: u.method, host: u.channel.baseUrl.host, path: joinPath(u.channel.baseUrl, u.path), headers, body: u.body });
   const { connect_ms, first_byte_ms } = u.channel.timeouts;
-  return sendRaw(req, res, {
+  const target: RawTarget = {
     url: targetUrl(path, u.channel.baseUrl), agent: u.channel.agent, headers, method: u.method, body: u.body,
     connectMs: connect_ms, firstByteMs: first_byte_ms,
+  };
+  return u.via === 'proxy' ? sendRaw(req, res, target) : sendDirect(res, target);
+}
+
+/** The hot path: one pooled request with the body in hand; a client leaving before the head aborts it. */
+export function sendDirect(res: ServerResponse, t: RawTarget): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const send = t.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const up = send(t.url, { method: t.method, agent: t.agent, headers: { ...t.headers, host: t.url.host } });
+    let settled = false;
+    const settle = () => { settled = true; res.off('close', onClientClose); };
+    const onClientClose = () => {
+      if (settled) return;
+      settle();
+      up.destroy();
+      reject(new UpstreamFailure('network', 'client closed the connection'));
+    };
+    res.once('close', onClientClose);
+    up.once('socket', (socket: Socket) => armTimeouts(up, socket, { resolve, reject, connectMs: t.connectMs, firstByteMs: t.firstByteMs }));
+    up.once('response', (r: IncomingMessage) => { if (!settled) { settle(); resolve(r); } else r.resume(); });
+    up.on('error', (err: Error) => { if (!settled) { settle(); reject(err instanceof UpstreamFailure ? err : classify(err)); } });
+    up.end(t.body);
   });
 }
 
