@@ -35,3 +35,15 @@ test('/metrics exposes request counts, added latency and quota movements', async
   assert.match(text, /switchyard_streams_in_flight 0/);
   assert.match(text, /switchyard_tasks_open \d+/);
 });
+
+test('histogram buckets are cumulative and +Inf equals the count', async () => {
+  const { Registry } = await import('prom-client');
+  const { FastHistogram } = await import('../src/fast-metrics.js');
+  const reg = new Registry();
+  const h = new FastHistogram('t_seconds', 'test', ['route'], [0.1, 1], reg);
+  const c = h.child('r');
+  for (const v of [0.05, 0.5, 0.5, 5, Number.NaN]) c.observe(v);
+  const text = await reg.metrics();
+  for (const line of ['t_seconds_bucket{le="0.1",route="r"} 1', 't_seconds_bucket{le="1",route="r"} 3', 't_seconds_bucket{le="+Inf",route="r"} 4',
+    't_seconds_sum{route="r"} 6.05', 't_seconds_count{route="r"} 4']) assert.ok(text.includes(line), `${line} in\n${text}`);
+});
