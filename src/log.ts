@@ -20,10 +20,12 @@ export function createLogger(): Logger {
   return pino({ level, redact, base: { pid: process.pid } }, dest);
 }
 
-/** Resolves once buffered lines are written (or at once when there is nothing to write). */
+/** Resolves once buffered lines are written, or after 1 s: a stop must never hang on its own log. */
 export function flushLog(log: Logger): Promise<void> {
   return new Promise((resolve) => {
-    try { log.flush((err) => { if (err) console.error(`log flush failed: ${err.message}`); resolve(); }); } catch { resolve(); }
+    const timer = setTimeout(resolve, 1000);
+    const done = () => { clearTimeout(timer); resolve(); };
+    try { log.flush((err) => { if (err) console.error(`log flush failed: ${err.message}`); done(); }); } catch { done(); }
   });
 }
 
