@@ -3,24 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Control } from '../control.js';
 import { errorBody, sendJson } from '../http.js';
 import { assetStatus } from './ark-assets.js';
-import { type Phase, phaseOf, storeOf } from './task-store.js';
+import { type Phase, type VideoTask, phaseOf, storeOf } from './task-store.js';
 
-export interface VideoTaskInfo {
-  vendor: string;
-  id: string;
-  kind: string;
-  model: string;
-  prompt: string;
-  polls: number;
-  pollsBeforeDone: number;
-  phase: Phase;
-  fail: boolean;
-  failReason: string | null;
-  sizeBytes: number;
-  fileName: string;
-  createdAt: number;
-  finishedAt: number | null;
-}
+/** A task as tests see it: the stored fields (less internals) with its current phase and explicit nulls. */
+export type VideoTaskInfo = Omit<VideoTask, 'failReason' | 'finishedAt' | 'urlTtlMs' | 'extra'> & { phase: Phase; failReason: string | null; finishedAt: number | null };
 
 export interface VideoAssetInfo {
   id: string;
