@@ -1,6 +1,6 @@
-// Test-facing control plane: request log, scripted faults and stream stats, also served over HTTP under /_sim/.
+// Test-facing control plane: request log, scripted faults, stream stats and echo mode, also served over HTTP under /_sim/.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Ctx, errorBody, sendJson, sleep, statusError } from './http.js';
+import { type Ctx, echoedText, errorBody, sendJson, sleep, statusError } from './http.js';
 
 export interface Fault {
   key?: string;
@@ -37,6 +37,7 @@ export class Control {
   #log: LoggedRequest[] = [];
   #faults: Fault[] = [];
   #stats: SimStats = zeroStats();
+  #echoCredential = false;
 
   requests(): LoggedRequest[] {
     return [...this.#log];
@@ -66,6 +67,15 @@ export class Control {
 
   resetStats(): void {
     this.#stats = zeroStats();
+  }
+
+  /** Echo mode: vendor answers repeat the caller's credential, so tests can prove the gateway never passes it on. */
+  setEchoCredential(on: boolean): void {
+    this.#echoCredential = on;
+  }
+
+  echoCredential(): boolean {
+    return this.#echoCredential;
   }
 
   count(name: keyof SimStats): void {
@@ -135,8 +145,9 @@ export async function applyFault(ctx: Ctx, fault: Fault): Promise<void> {
   const canned = statusError(fault.status);
   const headers = { ...canned.headers, ...stringValues(fault.headers) };
   if (typeof fault.body === 'string') {
+    const text = echoedText(ctx.res, fault.body, fault.status >= 400);
     ctx.res.writeHead(fault.status, { 'content-type': 'application/json', ...headers });
-    ctx.res.end(fault.body);
+    ctx.res.end(text);
     return;
   }
   sendJson(ctx.res, fault.status, fault.body ?? canned.body, headers);
@@ -164,6 +175,10 @@ export function serveControl(req: IncomingMessage, res: ServerResponse, path: st
     case 'DELETE /_sim/faults':
       control.clearFaults();
       return sendJson(res, 200, { ok: true });
+    case 'GET /_sim/echo':
+      return sendJson(res, 200, { on: control.echoCredential() });
+    case 'POST /_sim/echo':
+      return postEcho(res, raw, control);
     case 'GET /_sim/stats':
       return sendJson(res, 200, control.stats());
     case 'DELETE /_sim/stats':
@@ -183,4 +198,16 @@ function postFault(res: ServerResponse, raw: string, control: Control): void {
     return sendJson(res, 400, errorBody(`Invalid fault: ${(err as Error).message}`, 'invalid_request_error', null, null));
   }
   sendJson(res, 200, { ok: true });
+}
+
+function postEcho(res: ServerResponse, raw: string, control: Control): void {
+  let on: unknown;
+  try {
+    on = (JSON.parse(raw) as { on?: unknown })?.on;
+  } catch {
+    on = undefined;
+  }
+  if (typeof on !== 'boolean') return sendJson(res, 400, errorBody('Invalid echo switch: body must be {"on": true|false}', 'invalid_request_error', null, null));
+  control.setEchoCredential(on);
+  sendJson(res, 200, { on });
 }

@@ -1,4 +1,4 @@
-// Shared plumbing for simulator vendors: route shape, body reading, JSON/error replies, abortable sleeps.
+// Shared plumbing for simulator vendors: route shape, body reading, JSON/error replies (with echo mode), abortable sleeps.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Control } from './control.js';
@@ -57,6 +57,20 @@ export function upstreamKey(req: IncomingMessage): string | undefined {
   return bearerKey(req) ?? (typeof alt === 'string' ? alt : undefined);
 }
 
+/**
+ * The raw secret the caller presented, whichever scheme the vendor uses: Bearer (a Kling JWT whole), Vidu's
+ * `Token <key>`, `x-api-key`, `api-key`, `mj-api-secret`, Google's `x-goog-api-key` / `?key=`, a Volcengine V4 `Credential=<AK>/…`.
+ * Echo mode puts it back into responses to prove the gateway never lets a vendor's careless echo reach its clients.
+ */
+export function presentedCredential(req: IncomingMessage): string | undefined {
+  const auth = req.headers.authorization?.trim() ?? '';
+  const scheme = /^(?:Bearer|Token)\s+(.+)$/i.exec(auth)?.[1].trim();
+  const header = ['x-api-key', 'api-key', 'mj-api-secret', 'x-goog-api-key'].map((h) => req.headers[h]).find((v): v is string => typeof v === 'string' && v !== '');
+  const query = new URL(req.url ?? '/', 'http://sim').searchParams.get('key');
+  const volcAk = /Credential=([^/\s,]+)\//.exec(auth)?.[1];
+  return scheme || header || query || volcAk || undefined;
+}
+
 /** Never echo a secret back: logs and error bodies end up in CI output. */
 export function maskKey(key: string): string {
   return key.length < 10 ? '****' : `${key.slice(0, 5)}****${key.slice(-2)}`;
@@ -66,8 +80,63 @@ export function errorBody(message: string, type: string, param: string | null, c
   return { error: { message, type, param, code } };
 }
 
+// ---- echo mode: a careless vendor that repeats the caller's credential in what it answers ----
+
+/** Keys whose string values read as human text on a 2xx; codes, states, ids and URLs are compared by gateways and stay intact. */
+const MESSAGE_KEYS = new Set([
+  'message', 'msg', 'description', 'error', 'fail_reason', 'failReason', 'failure_reason', 'task_status_msg', 'err_code', 'status_msg', 'reason',
+]);
+/** Keyed by response, so the dispatcher decides once and no vendor handler has to pass the credential along. */
+const echoes = new WeakMap<ServerResponse, string>();
+
+/** Set by the dispatcher while echo mode is on: every JSON body this response sends will carry `credential`. */
+export function echoInto(res: ServerResponse, credential: string): void {
+  echoes.set(res, credential);
+}
+
+/**
+ * The body as sent in echo mode (unchanged otherwise). Errors: ` <credential>` after every non-empty string.
+ * Success: after the message-like strings only, plus a top-level `echo` field on objects.
+ */
+export function echoed(res: ServerResponse, body: unknown, error: boolean): unknown {
+  const credential = echoes.get(res);
+  if (credential === undefined) return body;
+  if (error) return appendEverywhere(body, credential);
+  const out = appendToMessages(body, credential);
+  return isPlainObject(out) ? { ...out, echo: credential } : out;
+}
+
+/** A JSON text in echo mode (a scripted fault's string body); anything that is not JSON is left alone. */
+export function echoedText(res: ServerResponse, text: string, error: boolean): string {
+  if (!echoes.has(res)) return text;
+  try {
+    return JSON.stringify(echoed(res, JSON.parse(text), error));
+  } catch {
+    return text;
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function appendEverywhere(v: unknown, credential: string): unknown {
+  if (typeof v === 'string') return v === '' ? v : `${v} ${credential}`;
+  if (Array.isArray(v)) return v.map((x) => appendEverywhere(x, credential));
+  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, appendEverywhere(x, credential)]));
+  return v;
+}
+
+function appendToMessages(v: unknown, credential: string): unknown {
+  if (Array.isArray(v)) return v.map((x) => appendToMessages(x, credential));
+  if (!isPlainObject(v)) return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [
+    k, typeof x === 'string' ? (MESSAGE_KEYS.has(k) && x !== '' ? `${x} ${credential}` : x) : appendToMessages(x, credential),
+  ]));
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  const text = JSON.stringify(echoed(res, body, status >= 400));
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),

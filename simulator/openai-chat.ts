@@ -1,7 +1,7 @@
 // OpenAI Chat Completions vendor: auth, validation, directives, and JSON/SSE replies shaped like api.openai.com.
 import { type Directives, flagDirective, intDirective, parseDirectives } from './directives.js';
 import {
-  type Ctx, type Route, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError, write,
+  type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError, write,
 } from './http.js';
 
 interface ChatMessage {
@@ -199,7 +199,7 @@ function toolCall(tool: { id: string; name: string }, args: string) {
 
 async function streamReply(ctx: Ctx, body: ChatRequest, plan: Plan, d: Directives): Promise<void> {
   const { res, signal, control } = ctx;
-  const steps = streamSteps(body, plan, d);
+  const steps = streamSteps(ctx, body, plan, d);
   let cut = false;
   control.count('streams_started');
   // 'close' before 'finish' means the client left early; that is what abort-propagation tests look for.
@@ -225,7 +225,7 @@ async function streamReply(ctx: Ctx, body: ChatRequest, plan: Plan, d: Directive
 }
 
 /** The whole event sequence, computed up front so the send loop only has to pace it. */
-function streamSteps(body: ChatRequest, plan: Plan, d: Directives): Step[] {
+function streamSteps(ctx: Ctx, body: ChatRequest, plan: Plan, d: Directives): Step[] {
   const base = { ...envelope(body.model), object: 'chat.completion.chunk' };
   const withUsage = body.stream_options?.include_usage === true && !flagDirective(d, 'no_usage');
   const chunk = (choices: unknown[], usage: unknown = null): Step => {
@@ -239,7 +239,8 @@ function streamSteps(body: ChatRequest, plan: Plan, d: Directives): Step[] {
   const errorAfter = intDirective(d, 'error_after');
   for (let k = 0; ; k++) {
     if (k === cutAfter) return [...steps, { cut: true }];
-    if (k === errorAfter) return [...steps, event(STREAM_ERROR)];
+    // An error event is an error body inside a 200 stream: echo mode treats it as one.
+    if (k === errorAfter) return [...steps, event(echoed(ctx.res, STREAM_ERROR, true))];
     if (k === plan.pieces.length) break;
     steps.push(chunk(choice(pieceDelta(plan, k))));
   }

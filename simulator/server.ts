@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Control, applyFault, serveControl } from './control.js';
-import { type Ctx, type Route, errorBody, requestId, sendJson, upstreamKey } from './http.js';
+import { type Ctx, type Route, echoInto, errorBody, presentedCredential, requestId, sendJson, upstreamKey } from './http.js';
 import { MediaControl, mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } from './media/index.js';
 import { openaiChat } from './openai-chat.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
@@ -57,6 +57,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, control: Cont
     return serveControl(req, res, path, raw, control);
   }
   control.record(req, path, raw);
+  const credential = control.echoCredential() ? presentedCredential(req) : undefined;
+  if (credential) echoInto(res, credential); // decided once here, applied by sendJson/applyFault for every vendor
   const key = videoFaultKey(req, path) ?? mediaFaultKey(req, path) ?? upstreamKey(req);
   const ctx: Ctx = { req, res, path, raw, key, keys, control, signal: abortOnClose(res) };
   const fault = control.takeFault(ctx.key, path);

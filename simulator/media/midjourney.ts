@@ -2,7 +2,7 @@
 import { intDirective } from '../directives.js';
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type TaskPlan, type VendorError, parseJson, pathParams, planFrom, retryHeaders, route, str, submitFailure,
+  type Json, type TaskPlan, type VendorError, parseJson, pathParams, planFrom, retryHeaders, route, str, submitDelay, submitFailure,
 } from '../video/common.js';
 import { stableNumber, uuid } from '../video/task-store.js';
 import { addFile, baseOf, mediaUrl } from './files.js';
@@ -26,6 +26,8 @@ const CUSTOM_ACTIONS: [RegExp, string][] = [
   [/::reroll::/, 'REROLL'], [/::pan_/, 'PAN'], [/::Outpaint::/, 'ZOOM'], [/::CustomZoom::/, 'CUSTOM_ZOOM'], [/::Inpaint::/, 'INPAINT'],
 ];
 const MODAL_ACTIONS = ['CUSTOM_ZOOM', 'INPAINT'];
+/** Submit codes that mean the proxy took the request (a task exists, or the upload was stored): `submit_delay_ms` applies to these. */
+const ACCEPTED = [1, 21, 22];
 
 interface Reply { code: number; description: string; result?: unknown; properties?: Json }
 type Submitter = (ctx: Ctx, b: Json, plan: TaskPlan) => Reply;
@@ -192,6 +194,7 @@ async function submit(ctx: Ctx): Promise<void> {
   const plan = planFrom(`${str(body.prompt) ?? ''} ${str(body.state) ?? ''}`);
   if (submitFailure(ctx, plan, (s) => springError(s, ctx.path))) return;
   const r = submitter(ctx, body, plan);
+  if (ACCEPTED.includes(r.code) && !(await submitDelay(ctx, plan))) return;
   sendJson(ctx.res, 200, { code: r.code, description: r.description, result: r.result ?? null, properties: r.properties ?? {} });
 }
 

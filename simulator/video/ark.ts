@@ -1,7 +1,7 @@
 // Volcengine Ark (Seedance) video tasks: Bearer auth, content[] validation incl. asset:// refs, queued→running→succeeded|failed.
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, submitFailure, unixSeconds,
+  type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, submitDelay, submitFailure, unixSeconds,
 } from './common.js';
 import { assetStatus } from './ark-assets.js';
 import { type Phase, type VideoTask, arkId, poll, stableNumber, storeOf } from './task-store.js';
@@ -104,7 +104,7 @@ async function submit(ctx: Ctx): Promise<void> {
   const problem = contentProblem(ctx, body.model, body.content) ?? optionProblem(body);
   if (problem) return fail(ctx, 400, problem[0], problem[2] ?? 'InvalidParameter', problem[1]);
   const task = newTask(ctx, plan, { vendor: VENDOR, id: arkId('cgt'), kind: 'video', model: body.model, prompt: texts.join(' '), extra: { body } });
-  sendJson(ctx.res, 200, { id: task.id });
+  if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, { id: task.id });
 }
 
 function optionProblem(b: Json): Problem | undefined {

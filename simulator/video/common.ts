@@ -1,7 +1,7 @@
 // Shared plumbing for the video vendors: JSON parsing, task directives, own-host URLs, route matching, submit failures.
 import type { IncomingMessage } from 'node:http';
 import { type Directives, flagDirective, intDirective, parseDirectives } from '../directives.js';
-import { type Ctx, type Route, sendJson } from '../http.js';
+import { type Ctx, type Route, sendJson, sleep } from '../http.js';
 import { type NewTask, type VideoTask, storeOf } from './task-store.js';
 
 export type Json = Record<string, unknown>;
@@ -39,6 +39,8 @@ export interface TaskPlan {
   submitStatus?: number;
   /** `business_error=1|CODE` (Kling, MiniMax): HTTP 200 with a non-zero business code. */
   businessError?: number;
+  /** `submit_delay_ms=N`: the task is stored first, then the submit answer waits N ms. */
+  submitDelayMs?: number;
 }
 
 export function planFrom(text: string): TaskPlan {
@@ -54,6 +56,7 @@ export function planFrom(text: string): TaskPlan {
     urlTtlMs: intDirective(d, 'url_ttl_ms'),
     submitStatus: status === 0 || (status !== undefined && status >= 400 && status <= 599) ? status : undefined,
     businessError: business && business > 0 ? business : undefined,
+    submitDelayMs: intDirective(d, 'submit_delay_ms'),
   };
 }
 
@@ -70,6 +73,14 @@ export function submitFailure(ctx: Ctx, plan: TaskPlan, errorFor: (status: numbe
   const e = errorFor(plan.submitStatus);
   sendJson(ctx.res, plan.submitStatus, e.body, e.headers);
   return true;
+}
+
+/**
+ * `submit_delay_ms`: call once the task is stored, before answering. False = the caller left during the wait; the task
+ * stays anyway, which is the point (a gateway that dies while the vendor answers must still find its task).
+ */
+export function submitDelay(ctx: Ctx, plan: TaskPlan): Promise<boolean> {
+  return sleep(plan.submitDelayMs ?? 0, ctx.signal);
 }
 
 export interface VendorError {

@@ -1,7 +1,7 @@
 // Alibaba DashScope (Wan) video synthesis: Bearer + X-DashScope-Async, upper-case PENDING→RUNNING→SUCCEEDED|FAILED, W*H sizes.
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitFailure,
+  type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitDelay, submitFailure,
 } from './common.js';
 import { type Phase, type VideoTask, poll, storeOf, uuid } from './task-store.js';
 
@@ -63,7 +63,7 @@ async function submit(ctx: Ctx): Promise<void> {
   const p = problem(body.model, input, params);
   if (p) return fail(ctx, 400, 'InvalidParameter', p);
   const task = newTask(ctx, plan, { vendor: VENDOR, id: uuid(), kind: 'video-synthesis', model: body.model, prompt: str(input.prompt) ?? '', extra: { body } });
-  sendJson(ctx.res, 200, { request_id: uuid(), output: { task_id: task.id, task_status: 'PENDING' } });
+  if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, { request_id: uuid(), output: { task_id: task.id, task_status: 'PENDING' } });
 }
 
 const STATUS: Record<Phase, string> = { queued: 'PENDING', running: 'RUNNING', succeeded: 'SUCCEEDED', failed: 'FAILED' };

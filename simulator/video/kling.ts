@@ -1,7 +1,7 @@
-// Kling (Kuaishou) video API: JWT auth, {code,message,request_id,data} envelope, ms timestamps, submitted→processing→succeed|failed.
+// Kling (Kuaishou) video API: JWT auth, {code,message,request_id,data} envelope, external_task_id, submitted→processing→succeed|failed.
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, fileUrl, newTask, parseJson, pathParams, planFrom, query, retryHeaders, route, str, submitFailure,
+  type Json, type VendorError, fileUrl, newTask, parseJson, pathParams, planFrom, query, retryHeaders, route, str, submitDelay, submitFailure,
 } from './common.js';
 import { verifyKlingAuth } from './kling-jwt.js';
 import { type Phase, type VideoTask, klingId, phaseOf, poll, storeOf, uuid } from './task-store.js';
@@ -66,7 +66,26 @@ function validate(kind: string, b: Json): string | undefined {
   if (b.mode !== undefined && b.mode !== 'std' && b.mode !== 'pro') return 'mode must be std or pro';
   if (b.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(b.aspect_ratio as string)) return 'aspect_ratio is invalid';
   if (b.cfg_scale !== undefined && !(typeof b.cfg_scale === 'number' && b.cfg_scale >= 0 && b.cfg_scale <= 1)) return 'cfg_scale must be within [0, 1]';
+  const ext = b.external_task_id;
+  if (ext !== undefined && ext !== null && !(typeof ext === 'string' && ext.length >= 1 && ext.length <= 64)) {
+    return 'external_task_id must be a string of 1 to 64 characters';
+  }
   return undefined;
+}
+
+/** The client's own id for a task (null or absent = none). */
+function externalId(body: Json): string | undefined {
+  return str(body.external_task_id);
+}
+
+/** external_task_id is unique per account (here: per simulator), across both families. */
+function byExternalId(ctx: Ctx, ext: string): VideoTask | undefined {
+  return [...storeOf(ctx.control).tasks.values()].find((t) => t.vendor === VENDOR && t.extra.externalTaskId === ext);
+}
+
+/** Queries take either the task id or the caller's external_task_id. */
+function findTask(ctx: Ctx, id: string): VideoTask | undefined {
+  return storeOf(ctx.control).get(VENDOR, id) ?? byExternalId(ctx, id);
 }
 
 async function submit(ctx: Ctx): Promise<void> {
@@ -85,13 +104,17 @@ async function submit(ctx: Ctx): Promise<void> {
   if (problem) return fail(ctx, 1201, problem);
   const model = (body.model_name as string | undefined) ?? 'kling-v1';
   if (model.startsWith('missing-')) return fail(ctx, 1203, `model ${model} not found`);
-  const task = newTask(ctx, plan, { vendor: VENDOR, id: klingId(), kind, model, prompt: str(body.prompt) ?? '', extra: { body } });
-  const data = { task_id: task.id, task_status: 'submitted', task_info: taskInfo(body), created_at: task.createdAt, updated_at: task.createdAt };
-  sendJson(ctx.res, 200, { code: 0, message: 'SUCCEED', request_id: requestId(), data });
+  const ext = externalId(body);
+  if (ext !== undefined && byExternalId(ctx, ext)) return fail(ctx, 1201, `external_task_id ${ext} already exists`);
+  const task = newTask(ctx, plan, { vendor: VENDOR, id: klingId(), kind, model, prompt: str(body.prompt) ?? '', extra: { body, externalTaskId: ext } });
+  const data = { task_id: task.id, task_status: 'submitted', task_info: taskInfo(task), created_at: task.createdAt, updated_at: task.createdAt };
+  if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, { code: 0, message: 'SUCCEED', request_id: requestId(), data });
 }
 
-function taskInfo(body: Json): Json {
-  return body.external_task_id === undefined ? {} : { external_task_id: body.external_task_id };
+/** Kling always sends `task_info`, empty when the client gave no external id. */
+function taskInfo(task: VideoTask): Json {
+  const ext = task.extra.externalTaskId;
+  return typeof ext === 'string' ? { external_task_id: ext } : {};
 }
 
 const STATUS: Record<Phase, string> = { queued: 'submitted', running: 'processing', succeeded: 'succeed', failed: 'failed' };
@@ -103,7 +126,7 @@ function taskData(ctx: Ctx, task: VideoTask, phase: Phase): Json {
     task_id: task.id,
     task_status: STATUS[phase],
     task_status_msg: phase === 'failed' ? task.failReason ?? 'Failure to pass the risk control system' : '',
-    task_info: taskInfo(body),
+    task_info: taskInfo(task),
     watermark_info: { enabled: false },
     created_at: task.createdAt,
     updated_at: task.finishedAt ?? (phase === 'queued' ? task.createdAt : Date.now()),
@@ -121,7 +144,7 @@ function taskData(ctx: Ctx, task: VideoTask, phase: Phase): Json {
 async function get(ctx: Ctx): Promise<void> {
   if (!authorized(ctx)) return;
   const [kind, id] = pathParams(ctx, QUERY);
-  const task = storeOf(ctx.control).get(VENDOR, id);
+  const task = findTask(ctx, id);
   // The path family must match the submit family, as on the real API.
   if (!task || task.kind !== kind) return fail(ctx, 1203, 'task not found');
   const phase = poll(task);

@@ -1,7 +1,7 @@
 // MiniMax Hailuo video: base_resp envelope, Queueing→Processing→Success|Fail, then file_id → /v1/files/retrieve download_url.
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, bearer, fileUrl, newTask, parseJson, planFrom, query, retryHeaders, route, str, submitFailure, unixSeconds,
+  type Json, type VendorError, bearer, fileUrl, newTask, parseJson, planFrom, query, retryHeaders, route, str, submitDelay, submitFailure, unixSeconds,
 } from './common.js';
 import { type Phase, type VideoTask, numericId, poll, storeOf } from './task-store.js';
 
@@ -65,7 +65,7 @@ async function submit(ctx: Ctx): Promise<void> {
     vendor: VENDOR, id: numericId(15), kind: 'video_generation', model: body.model as string, prompt: str(body.prompt) ?? '',
     extra: { body, fileId: numericId(15) },
   });
-  sendJson(ctx.res, 200, { task_id: task.id, base_resp: ok() });
+  if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, { task_id: task.id, base_resp: ok() });
 }
 
 const STATUS: Record<Phase, string> = { queued: 'Queueing', running: 'Processing', succeeded: 'Success', failed: 'Fail' };

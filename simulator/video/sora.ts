@@ -1,6 +1,8 @@
 // OpenAI Videos (Sora 2): JSON or multipart create, the `video` object (queued→in_progress→completed|failed), bytes at /content.
 import { type Ctx, errorBody, openaiAuthorized, sendJson, statusError } from '../http.js';
-import { type Json, isObject, newTask, parseJson, pathParams, planFrom, query, route, submitFailure, unixSeconds } from './common.js';
+import {
+  type Json, isObject, newTask, parseJson, pathParams, planFrom, query, route, submitDelay, submitFailure, unixSeconds,
+} from './common.js';
 import { serveVideoBytes } from './files.js';
 import { rawBodyOf } from './raw-body.js';
 import { type Phase, type VideoTask, openaiVideoId, phaseOf, poll, progressOf, storeOf } from './task-store.js';
@@ -103,7 +105,7 @@ async function create(ctx: Ctx): Promise<void> {
     vendor: VENDOR, id: openaiVideoId(), kind: 'video', model, prompt: f.prompt as string,
     extra: { seconds: (f.seconds as string | undefined) ?? '4', size: (f.size as string | undefined) ?? '720x1280', input_reference: ref },
   });
-  sendJson(ctx.res, 200, videoObject(task, 'queued'));
+  if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, videoObject(task, 'queued'));
 }
 
 const STATUS: Record<Phase, string> = { queued: 'queued', running: 'in_progress', succeeded: 'completed', failed: 'failed' };

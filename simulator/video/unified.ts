@@ -1,6 +1,6 @@
 // Reseller "unified video" format: POST /v1/video/create → `<model>:<id>`, GET /v1/video/query?id= (pending→processing→completed|failed).
 import { type Ctx, errorBody, sendJson, statusError } from '../http.js';
-import { type Json, bearer, fileUrl, newTask, parseJson, planFrom, query, route, str, submitFailure } from './common.js';
+import { type Json, bearer, fileUrl, newTask, parseJson, planFrom, query, route, str, submitDelay, submitFailure } from './common.js';
 import { type Phase, poll, storeOf, uuid } from './task-store.js';
 
 const VENDOR = 'unified';
@@ -32,7 +32,7 @@ async function create(ctx: Ctx): Promise<void> {
   const task = newTask(ctx, plan, { vendor: VENDOR, id: `${body.model}:${uuid()}`, kind: 'video', model: body.model, prompt: body.prompt, extra: { body } });
   task.extra.statusTime = task.createdAt;
   task.extra.status = 'pending';
-  sendJson(ctx.res, 200, { id: task.id, status: 'pending', status_update_time: task.createdAt });
+  if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, { id: task.id, status: 'pending', status_update_time: task.createdAt });
 }
 
 async function get(ctx: Ctx): Promise<void> {

@@ -1,7 +1,7 @@
 // Vidu (ShengShu) /ent/v2 video API: `Token` auth, per-action image rules, created→queueing→processing→success|failed.
 import { type Ctx, requestId, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitFailure,
+  type Json, type VendorError, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitDelay, submitFailure,
 } from './common.js';
 import { type Phase, type VideoTask, numericId, poll, storeOf } from './task-store.js';
 
@@ -103,7 +103,7 @@ async function submit(ctx: Ctx): Promise<void> {
   const problem = imageProblem(action, body);
   if (problem) return reply(ctx, problem[0], problem[1]);
   const task = newTask(ctx, plan, { vendor: VENDOR, id: numericId(18), kind: action, model: body.model, prompt: str(body.prompt) ?? '', extra: { body } });
-  sendJson(ctx.res, 200, echo(task, body));
+  if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, echo(task, body));
 }
 
 /** The submit answer echoes the request with Vidu's defaults filled in. */

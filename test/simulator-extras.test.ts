@@ -1,0 +1,190 @@
+// Simulator extras: credential echo mode, Kling external_task_id, and the submit_delay_ms directive.
+import { after, before, beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type Simulator, signKlingJwt, startSimulator } from '../simulator/server.js';
+
+const KEY = 'sim-key-echo-0123456789';
+let sim: Simulator;
+
+before(async () => {
+  sim = await startSimulator({ keys: [KEY] });
+});
+
+after(async () => {
+  await sim.close();
+});
+
+beforeEach(async () => {
+  sim.control.setEchoCredential(false);
+  sim.control.clearVideo();
+  sim.control.clearMedia();
+  sim.control.clearFaults();
+});
+
+async function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; body: any; text: string }> {
+  const res = await fetch(`${sim.url}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, body, text };
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const kling = () => bearer(signKlingJwt('sim-ak', 'sim-sk'));
+const endsWith = (v: unknown, credential: string) => typeof v === 'string' && v.endsWith(` ${credential}`);
+
+test('echo off: an error body never carries the caller credential', async () => {
+  const leaked = 'sk-wrong-but-secret-98765';
+  const r = await call('/v1/chat/completions', { headers: bearer(leaked), body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] } });
+  assert.equal(r.status, 401);
+  assert.equal(r.text.includes(leaked), false);
+  assert.equal(r.body.echo, undefined);
+  assert.deepEqual(await call('/_sim/echo').then((x) => x.body), { on: false });
+});
+
+test('echo switch over HTTP: GET/POST /_sim/echo, bad bodies refused', async () => {
+  assert.deepEqual((await call('/_sim/echo', { body: { on: true } })).body, { on: true });
+  assert.equal(sim.control.echoCredential(), true);
+  assert.deepEqual((await call('/_sim/echo')).body, { on: true });
+  assert.equal((await call('/_sim/echo', { body: { on: 'yes' } })).status, 400);
+  assert.deepEqual((await call('/_sim/echo', { body: { on: false } })).body, { on: false });
+  // The control plane itself is never echoed into.
+  assert.equal((await call('/_sim/health', { headers: bearer(KEY) })).body.echo, undefined);
+});
+
+test('echo on: every string of a 401 body carries the credential', async () => {
+  sim.control.setEchoCredential(true);
+  const leaked = 'sk-wrong-but-secret-98765';
+  const r = await call('/v1/video/create', { headers: bearer(leaked), body: { model: 'm', prompt: 'p' } });
+  assert.equal(r.status, 401);
+  const e = r.body.error;
+  for (const field of ['message', 'type', 'code']) assert.ok(endsWith(e[field], leaked), `${field}: ${e[field]}`);
+  assert.equal(e.param, null);
+});
+
+test('echo on: a Kling 400 echoes the whole JWT, numbers stay numbers', async () => {
+  sim.control.setEchoCredential(true);
+  const headers = kling();
+  const jwt = headers.authorization.slice(7);
+  const r = await call('/v1/videos/text2video', { headers, body: { prompt: 'p', duration: 5 } });
+  assert.equal(r.status, 400);
+  assert.equal(r.body.code, 1201);
+  assert.ok(endsWith(r.body.message, jwt));
+  assert.ok(endsWith(r.body.request_id, jwt));
+});
+
+test('echo on: 2xx bodies get `echo` and message-like fields only; a failed Sora task reports it in error.message', async () => {
+  sim.control.setEchoCredential(true);
+  const submit = await call('/v1/videos', { headers: bearer(KEY), body: { prompt: 'x [sim fail=1 polls=0]' } });
+  assert.equal(submit.status, 200);
+  assert.equal(submit.body.echo, KEY);
+  assert.equal(submit.body.status, 'queued');
+  assert.match(submit.body.id, /^video_[0-9a-f]+$/);
+  const polled = await call(`/v1/videos/${submit.body.id}`, { headers: bearer(KEY) });
+  assert.equal(polled.status, 200);
+  assert.equal(polled.body.status, 'failed');
+  assert.equal(polled.body.error.code, 'moderation_blocked');
+  assert.ok(endsWith(polled.body.error.message, KEY));
+  assert.equal(polled.body.echo, KEY);
+  assert.equal(polled.body.id, submit.body.id);
+});
+
+test('echo on: Kling task_status_msg, Vidu err_code, midjourney failReason; faults too', async () => {
+  sim.control.setEchoCredential(true);
+  const headers = kling();
+  const jwt = headers.authorization.slice(7);
+  const k = await call('/v1/videos/text2video', { headers, body: { prompt: 'p [sim fail=1 polls=0]' } });
+  assert.equal(k.body.code, 0);
+  assert.ok(endsWith(k.body.message, jwt));
+  const kq = await call(`/v1/videos/text2video/${k.body.data.task_id}`, { headers });
+  assert.equal(kq.body.data.task_status, 'failed');
+  assert.ok(endsWith(kq.body.data.task_status_msg, jwt));
+
+  const token = { authorization: `Token ${KEY}` };
+  const v = await call('/ent/v2/text2video', { headers: token, body: { model: 'viduq1', prompt: 'p [sim fail=1 polls=0]' } });
+  assert.equal(v.body.state, 'created');
+  const vq = await call(`/ent/v2/tasks/${v.body.task_id}/creations`, { headers: token });
+  assert.equal(vq.body.state, 'failed');
+  assert.ok(endsWith(vq.body.err_code, KEY));
+
+  const mj = { 'mj-api-secret': KEY };
+  const m = await call('/mj/submit/imagine', { headers: mj, body: { prompt: 'cat [sim fail=1 polls=0]' } });
+  assert.equal(m.body.code, 1);
+  const mq = await call(`/mj/task/${m.body.result}/fetch`, { headers: mj });
+  assert.equal(mq.body.status, 'FAILURE');
+  assert.ok(endsWith(mq.body.failReason, KEY));
+
+  sim.control.addFault({ path: '/ent/v2/', status: 429, times: 1 });
+  const f = await call('/ent/v2/text2video', { headers: token, body: { model: 'viduq1', prompt: 'p' } });
+  assert.equal(f.status, 429);
+  assert.equal(f.body.code, 429);
+  assert.ok(endsWith(f.body.reason, KEY));
+});
+
+test('Kling external_task_id: echoed, queryable, unique, validated', async () => {
+  const headers = kling();
+  const submit = await call('/v1/videos/text2video', { headers, body: { prompt: 'p', external_task_id: 'order-42' } });
+  assert.equal(submit.status, 200);
+  assert.deepEqual(submit.body.data.task_info, { external_task_id: 'order-42' });
+  const id = submit.body.data.task_id as string;
+
+  const byExt = await call('/v1/videos/text2video/order-42', { headers });
+  assert.equal(byExt.status, 200);
+  assert.equal(byExt.body.data.task_id, id);
+  assert.equal(byExt.body.data.task_status, 'submitted');
+  assert.deepEqual(byExt.body.data.task_info, { external_task_id: 'order-42' });
+  assert.equal((await call(`/v1/videos/text2video/${id}`, { headers })).body.data.task_status, 'processing');
+  assert.equal(sim.control.videoTasks().find((t) => t.id === id)?.polls, 2);
+
+  const wrongFamily = await call('/v1/videos/image2video/order-42', { headers });
+  assert.equal(wrongFamily.status, 404);
+  assert.equal(wrongFamily.body.code, 1203);
+
+  const dup = await call('/v1/videos/image2video', { headers, body: { image: 'https://x/y.png', external_task_id: 'order-42' } });
+  assert.equal(dup.status, 400);
+  assert.equal(dup.body.code, 1201);
+  assert.match(dup.body.message, /external_task_id/);
+
+  for (const bad of ['', 'x'.repeat(65), 7]) {
+    const r = await call('/v1/videos/text2video', { headers, body: { prompt: 'p', external_task_id: bad } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.code, 1201);
+  }
+  const plain = await call('/v1/videos/text2video', { headers, body: { prompt: 'p' } });
+  assert.deepEqual(plain.body.data.task_info, {});
+  assert.equal((await call('/v1/videos/text2video/no-such-ext', { headers })).body.code, 1203);
+});
+
+test('submit_delay_ms: the task is stored before the delayed answer, and stays when the caller leaves', async () => {
+  const ac = new AbortController();
+  const pending = fetch(`${sim.url}/v1/videos/text2video`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...kling() },
+    body: JSON.stringify({ prompt: 'slow [sim submit_delay_ms=2000]' }),
+    signal: ac.signal,
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  const stored = sim.control.videoTasks();
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0].vendor, 'kling');
+  ac.abort();
+  await assert.rejects(pending);
+  assert.equal(sim.control.videoTasks().length, 1);
+
+  const started = Date.now();
+  const r = await call('/v1/video/create', { headers: bearer(KEY), body: { model: 'm', prompt: 'p [sim submit_delay_ms=150]' } });
+  assert.equal(r.status, 200);
+  assert.ok(Date.now() - started >= 140, 'the answer waited');
+
+  const mj = await call('/mj/submit/imagine', { headers: { 'mj-api-secret': KEY }, body: { prompt: 'cat', state: '[sim submit_delay_ms=120]' } });
+  assert.equal(mj.body.code, 1);
+  assert.equal(sim.control.mediaTasks().length, 1);
+});
