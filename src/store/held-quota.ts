@@ -15,7 +15,7 @@
 // Task reservations outlive a process, so they are `durable`: written through to the ledger at once.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LedgerEntry, QuotaLedger, ReserveScope } from './quota-ledger.js';
+import { clampCharge, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 
 /** Where holds live; every call is one atomic step in the shared store. */
 export interface HoldBackend {
@@ -36,6 +36,8 @@ export interface HoldBackend {
 }
 
 export interface HeldQuotaOptions {
+  /** This process's id in the store (Store.instance); a random one when absent (tests). */
+  owner?: string;
   flushMs: number;
   /** An owner silent this long is presumed dead and its holds go back to the accounts. */
   staleMs: number;
@@ -46,12 +48,12 @@ export interface HeldQuotaOptions {
 
 interface Held { free: number; inflight: number; unflushed: number; spent: number; rate: number; usedAt: number }
 interface Open { account: string; amount: number; at: number; orphan: boolean }
-interface Closed { request: string; account: string; reserved: number; charged: number; kind: string; reservedAt: number; at: number }
+interface Closed { request: string; account: string; reserved: number; charged: number; uncharged: number; kind: string; reservedAt: number; at: number }
 
 const WAITS = 4; // flush intervals a refused reservation waits for other processes to give back their slices
 
 export class HeldQuota implements QuotaLedger {
-  private readonly owner = `own_${randomBytes(8).toString('hex')}`;
+  private readonly owner: string;
   private registered = false;
   private readonly held = new Map<string, Held>();
   private readonly open = new Map<string, Open>();
@@ -61,7 +63,9 @@ export class HeldQuota implements QuotaLedger {
   private lastBeat = 0;
   private lastSweep = 0;
 
-  constructor(private readonly inner: QuotaLedger, private readonly holds: HoldBackend, private readonly o: HeldQuotaOptions) {}
+  constructor(private readonly inner: QuotaLedger, private readonly holds: HoldBackend, private readonly o: HeldQuotaOptions) {
+    this.owner = o.owner ?? `own_${randomBytes(8).toString('hex')}`;
+  }
 
   createAccount(account: string, initial: number): Promise<void> { return this.inner.createAccount(account, initial); }
   topup(account: string, amount: number, ref: string): Promise<void> { return this.inner.topup(account, amount, ref); }
@@ -99,16 +103,27 @@ export class HeldQuota implements QuotaLedger {
     }
   }
 
-  async settle(account: string, request: string, reserved: number, actual: number): Promise<void> {
+  async settle(account: string, request: string, reserved: number, actual: number): Promise<Settled> {
     const o = this.open.get(request);
     if (!o) return this.inner.settle(account, request, reserved, actual);
-    this.closeRequest(request, o, 'settle', Math.round(actual));
+    const settled = clampCharge(o.amount, actual);
+    this.closeRequest(request, o, 'settle', settled);
+    return settled;
   }
 
   async refund(account: string, request: string, reserved: number): Promise<void> {
     const o = this.open.get(request);
     if (!o) return this.inner.refund(account, request, reserved);
-    this.closeRequest(request, o, 'refund', 0);
+    this.closeRequest(request, o, 'refund', { charged: 0, uncharged: 0 });
+  }
+
+  openOwners(): Promise<string[]> { return this.inner.openOwners(); }
+  openOf(owner: string): Promise<OpenReservation[]> { return this.inner.openOf(owner); }
+  reservationOf(request: string): Promise<OpenReservation | undefined> { return this.inner.reservationOf(request); }
+
+  /** Registers this process as an owner at once, so other processes see it alive before it holds anything. */
+  begin(): void {
+    this.start();
   }
 
   /** Writes what is pending, gives every hold back to its account and leaves (graceful stop). */
@@ -136,7 +151,7 @@ export class HeldQuota implements QuotaLedger {
     for (const c of batch) {
       spent.set(c.account, (spent.get(c.account) ?? 0) + c.charged);
       rows.push({ entry: `${c.request}:reserve`, account: c.account, request: c.request, kind: 'reserve', amount: c.reserved, at: c.reservedAt },
-        { entry: `${c.request}:close`, account: c.account, request: c.request, kind: c.kind, amount: c.charged - c.reserved, at: c.at });
+        { entry: `${c.request}:close`, account: c.account, request: c.request, kind: c.kind, amount: c.charged - c.reserved, at: c.at, uncharged: c.uncharged });
     }
     let ok: boolean;
     try {
@@ -154,10 +169,10 @@ export class HeldQuota implements QuotaLedger {
     }
   }
 
-  private closeRequest(request: string, o: Open, kind: string, charged: number): void {
+  private closeRequest(request: string, o: Open, kind: string, { charged, uncharged }: Settled): void {
     this.open.delete(request);
     const at = Date.now();
-    const c: Closed = { request, account: o.account, reserved: o.amount, charged, kind, reservedAt: o.at, at };
+    const c: Closed = { request, account: o.account, reserved: o.amount, charged, uncharged, kind, reservedAt: o.at, at };
     if (o.orphan) { this.late.push(lateRow(c)); return; }
     const h = this.held.get(o.account)!;
     h.inflight -= o.amount;

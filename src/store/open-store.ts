@@ -1,5 +1,6 @@
 // Opens the state store named by SWITCHYARD_STORE: an embedded SQLite file by default, or a shared Redis server.
 import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import Keyv from 'keyv';
 import KeyvSqlite from '@keyv/sqlite';
@@ -11,12 +12,21 @@ import { SqliteHolds } from './sqlite-holds.js';
 import { SqliteTaskIndex } from './sqlite-task-index.js';
 import { openStateDb, stateFileFor } from './sqlite-state.js';
 import type { TaskIndex } from './task-index.js';
+import type { JobQueue } from './job-queue.js';
+import { SqliteJobs } from './sqlite-jobs.js';
+import { SqliteInstances } from './sqlite-instances.js';
 
 export interface Store {
   /** A keyv namespace ('tokens', 'tasks', ...); records are JSON. */
   kv(namespace: string): Keyv;
   quota: QuotaLedger;
   tasks: TaskIndex;
+  /** A durable queue of due jobs shared by every instance (client callbacks). */
+  jobs(queue: string): JobQueue;
+  /** This process's id in the store: the owner of the reservations and submits it opens. */
+  instance: string;
+  /** The owners among these that are alive; the others are gone and a sweep may take back what they left. */
+  alive(owners: string[]): Promise<Set<string>>;
   /** Shared fixed-window counters (rate limits across instances); absent where in-process counting is exact enough. */
   hits?(key: string, windowMs: number): Promise<number>;
   describe: string;
@@ -39,9 +49,17 @@ export interface StoreOptions {
   quotaFlushMs?: number;
 }
 
+/**
+ * An owner silent this long is presumed dead and what it left (quota holds, open reservations, submits in flight)
+ * is taken back (SWITCHYARD_OWNER_TIMEOUT_MS, default 15 s). Longer than any stall a live process may have.
+ */
+const staleOwnerMs = () => Number(process.env.SWITCHYARD_OWNER_TIMEOUT_MS ?? 15_000);
+
+export const newInstanceId = () => `i_${process.pid}_${randomBytes(5).toString('hex')}`;
+
 export async function openStore(uri = process.env.SWITCHYARD_STORE || defaultStoreUri, opts: StoreOptions = {}): Promise<Store> {
   if (uri.startsWith('sqlite://')) return openSqlite(uri, opts);
-  if (uri.startsWith('redis://') || uri.startsWith('rediss://')) return openRedis(uri);
+  if (uri.startsWith('redis://') || uri.startsWith('rediss://')) return openRedis(uri, newInstanceId(), staleOwnerMs());
   throw new Error(`SWITCHYARD_STORE: unsupported store "${uri.split(':')[0]}" (use sqlite://path or redis://host:port[/db])`);
 }
 
@@ -59,18 +77,34 @@ async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
   await main.query('PRAGMA journal_mode=WAL');
   await main.query('PRAGMA synchronous=NORMAL');
   const state = openStateDb(stateFileFor(file));
-  const ledger = new SqliteQuotaLedger(state);
+  const instance = newInstanceId();
+  const ledger = new SqliteQuotaLedger(state, instance);
   const flushMs = opts.quotaFlushMs ?? Number(process.env.SWITCHYARD_QUOTA_FLUSH_MS ?? 50);
   const onError = opts.onError ?? ((msg: string, err?: unknown) => console.error(msg, err ?? ''));
-  const quota: QuotaLedger = flushMs > 0
-    ? new HeldQuota(ledger, new SqliteHolds(state), { flushMs, staleMs: 15_000, idleMs: 10_000, onError })
-    : ledger;
-  const tasks = new SqliteTaskIndex(state);
+  const staleMs = staleOwnerMs();
+  const instances = new SqliteInstances(state, instance, staleMs);
+  // With holds, the hold owner's flushes are this process's heartbeat; write-through needs a beat of its own.
+  const held = flushMs > 0 ? new HeldQuota(ledger, new SqliteHolds(state), { owner: instance, flushMs, staleMs, idleMs: 10_000, onError }) : undefined;
+  if (held) held.begin();
+  else instances.startBeating();
+  const quota: QuotaLedger = held ?? ledger;
+  const tasks = new SqliteTaskIndex(state, instance);
+  const queues = new Map<string, JobQueue>();
   const spaces = new Map<string, Keyv>();
   return {
     describe: `sqlite ${file} (+ ${stateFileFor(file)})`,
     quota,
     tasks,
+    instance,
+    alive: async (owners) => instances.alive(owners),
+    jobs(queue) {
+      let q = queues.get(queue);
+      if (!q) {
+        q = new SqliteJobs(state, queue);
+        queues.set(queue, q);
+      }
+      return q;
+    },
     kv(namespace) {
       let kv = spaces.get(namespace);
       if (!kv) {
@@ -81,6 +115,7 @@ async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
     },
     async close() {
       await quota.close?.();
+      instances.stop();
       await Promise.allSettled(adapters.map((a) => a.disconnect()));
       state.close();
     },

@@ -10,11 +10,14 @@ const hitScript = new LuaScript(`
   return n`);
 import { RedisQuotaLedger } from './redis-quota.js';
 import { RedisTaskIndex } from './redis-task-index.js';
+import { RedisInstances } from './redis-instances.js';
+import { RedisJobs } from './redis-jobs.js';
+import type { JobQueue } from './job-queue.js';
 
 /** Every instance publishes revoked token hashes here and drops them from its cache when one arrives. */
 export const invalidateChannel = 'sy:invalidate';
 
-export async function openRedis(uri: string): Promise<Store> {
+export async function openRedis(uri: string, instance: string, staleMs: number): Promise<Store> {
   const client = await connectRedis(uri);
   // Pub/sub needs a connection of its own: a subscribed connection accepts no other commands.
   let sub: RedisClient;
@@ -36,12 +39,25 @@ export async function openRedis(uri: string): Promise<Store> {
   sub.on('reconnecting', () => { connected = false; });
   sub.on('ready', () => { if (!connected) notify(); connected = true; });
 
+  const instances = new RedisInstances(client, instance, staleMs);
+  await instances.start();
   const spaces = new Map<string, Keyv>();
+  const queues = new Map<string, JobQueue>();
   const described = redactUri(uri);
   return {
     describe: `redis ${described}`,
-    quota: new RedisQuotaLedger(client),
-    tasks: new RedisTaskIndex(client),
+    quota: new RedisQuotaLedger(client, instance),
+    tasks: new RedisTaskIndex(client, instance),
+    instance,
+    alive: (owners) => instances.alive(owners),
+    jobs(queue) {
+      let q = queues.get(queue);
+      if (!q) {
+        q = new RedisJobs(client, queue);
+        queues.set(queue, q);
+      }
+      return q;
+    },
     kv(namespace) {
       let kv = spaces.get(namespace);
       if (!kv) {
@@ -66,6 +82,7 @@ export async function openRedis(uri: string): Promise<Store> {
     },
     async close() {
       listeners.clear();
+      await instances.stop();
       // close() lets queued commands finish; destroy() is the fallback when the server is already gone.
       await Promise.allSettled([sub, client].map(async (c) => { if (c.isOpen) await c.close(); else c.destroy(); }));
       // keyv's adapter reopens a closed client on its next call, and that socket would keep the process alive

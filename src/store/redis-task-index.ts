@@ -1,6 +1,6 @@
 // TaskIndex in Redis: every check-and-change is one Lua script, so instances never race on a slot or a lease.
 import { LuaScript, type RedisClient } from './redis-client.js';
-import type { OpenTask, TaskIndex } from './task-index.js';
+import type { OpenTask, PendingTask, TaskIndex } from './task-index.js';
 
 // Layout: a hash per open task (grp, channel, next, lease_until, lease_owner), a set of open ids per group (its
 // size is the in-flight count), and one sorted set `due` holding every open id. A task's score in `due` is the
@@ -17,12 +17,13 @@ local function score(h)
 end
 `;
 
-// KEYS: task, group set, due. ARGV: id, group, limit, next. The count and the insert happen in one script,
-// so two submits racing for the group's last slot cannot both see room.
+// KEYS: task, group set, due. ARGV: id, group, limit, next, owner, now. The count and the insert happen in one
+// script, so two submits racing for the group's last slot cannot both see room.
 const open = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[1], 'grp', ARGV[2], 'channel', '', 'next', ARGV[4], 'lease_until', '0', 'lease_owner', '')
+redis.call('HSET', KEYS[1], 'grp', ARGV[2], 'channel', '', 'next', ARGV[4], 'lease_until', '0', 'lease_owner', '',
+  'owner', ARGV[5], 'opened_at', ARGV[6])
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[3], '+inf', ARGV[1])
 return 1`);
@@ -81,16 +82,31 @@ const due = 'sy:task:due';
 const task = (id: string) => `${prefix.task}${id}`;
 
 export class RedisTaskIndex implements TaskIndex {
-  constructor(private readonly client: RedisClient) {}
+  /** `owner`: this process's id (Store.instance), recorded on the tasks it opens. */
+  constructor(private readonly client: RedisClient, private readonly owner = '') {}
 
   async open(id: string, group: string, limit: number | undefined, nextPollAt: number): Promise<boolean> {
     const r = await open.run(this.client, [task(id), `${prefix.group}${group}`, due],
-      [id, group, limit ?? Number.MAX_SAFE_INTEGER, nextPollAt]);
+      [id, group, limit ?? Number.MAX_SAFE_INTEGER, nextPollAt, this.owner, Date.now()]);
     return Number(r) === 1;
   }
 
-  async setChannel(id: string, channel: string): Promise<void> {
-    await setChannel.run(this.client, [task(id), due], [id, channel]);
+  async setChannel(id: string, channel: string): Promise<boolean> {
+    return Number(await setChannel.run(this.client, [task(id), due], [id, channel])) === 1;
+  }
+
+  /** A leased task is scored past its lease end, so only tasks scored after `now` (and before +inf) can be. */
+  async leased(now: number): Promise<{ id: string; owner: string }[]> {
+    const ids = await this.client.zRangeByScore(due, `(${now}`, '(+inf');
+    const rows = await Promise.all(ids.map((id) => this.client.hmGet(task(id), ['lease_until', 'lease_owner'])));
+    return ids.flatMap((id, i) => (Number(rows[i][0] ?? 0) >= now ? [{ id, owner: rows[i][1] ?? '' }] : []));
+  }
+
+  /** Channel-less tasks are exactly those scored +inf in `due`. */
+  async pending(): Promise<PendingTask[]> {
+    const ids = await this.client.zRangeByScore(due, '+inf', '+inf');
+    const rows = await Promise.all(ids.map((id) => this.client.hmGet(task(id), ['owner', 'opened_at'])));
+    return ids.flatMap((id, i) => (rows[i][0] === null && rows[i][1] === null ? [] : [{ id, owner: rows[i][0] ?? '', opened_at: Number(rows[i][1] ?? 0) }]));
   }
 
   async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<OpenTask[]> {

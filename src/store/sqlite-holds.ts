@@ -4,9 +4,9 @@ import { hostname } from 'node:os';
 import type { StateDb } from './sqlite-state.js';
 import type { LedgerEntry } from './quota-ledger.js';
 import type { HoldBackend } from './held-quota.js';
+import { ownersSchema, pidAlive } from './sqlite-instances.js';
 
-const schema = `
-  CREATE TABLE IF NOT EXISTS quota_owners (owner TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, beat_at INTEGER NOT NULL);
+const schema = `${ownersSchema}
   CREATE TABLE IF NOT EXISTS quota_holds (owner TEXT NOT NULL, account TEXT NOT NULL, amount INTEGER NOT NULL, PRIMARY KEY (owner, account));
   CREATE INDEX IF NOT EXISTS quota_holds_account ON quota_holds(account);
   CREATE TABLE IF NOT EXISTS quota_wants (account TEXT PRIMARY KEY, at INTEGER NOT NULL);`;
@@ -33,7 +33,7 @@ export class SqliteHolds implements HoldBackend {
       dropOwner: db.prepare('DELETE FROM quota_owners WHERE owner = ?'),
       heldTotal: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ?').pluck(),
       heldByOthers: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ? AND owner != ?').pluck(),
-      insert: db.prepare(`INSERT INTO quota_ledger (entry, account, request, kind, amount, at, held_by) VALUES (?, ?, ?, ?, ?, ?, ?)
+      insert: db.prepare(`INSERT INTO quota_ledger (entry, account, request, kind, amount, at, held_by, uncharged) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(entry) DO NOTHING`),
       want: db.prepare('INSERT INTO quota_wants (account, at) VALUES (?, ?) ON CONFLICT(account) DO UPDATE SET at = excluded.at'),
       unwant: db.prepare('DELETE FROM quota_wants WHERE account = ?'),
@@ -54,7 +54,7 @@ export class SqliteHolds implements HoldBackend {
       release: db.transaction((owner: string, account: string, amount: number | 'all', now: number) => this.releaseIn(owner, account, amount, now)),
       commit: db.transaction((owner: string, rows: LedgerEntry[], spent: Map<string, number>, now: number): boolean => {
         if (!this.s.beat.run(now, owner).changes) return false; // reclaimed by another process: write nothing
-        for (const r of rows) this.s.insert.run(r.entry, r.account, r.request, r.kind, r.amount, r.at, owner);
+        for (const r of rows) this.s.insert.run(r.entry, r.account, r.request, r.kind, r.amount, r.at, owner, r.uncharged ?? 0);
         for (const [account, amount] of spent) this.s.spendHold.run(amount, owner, account);
         return true;
       }),
@@ -67,7 +67,7 @@ export class SqliteHolds implements HoldBackend {
         for (const r of rows) {
           const balance = (this.s.balance.get(r.account) as number | undefined) ?? 0;
           const amount = Math.max(0, Math.min(r.amount, balance));
-          this.s.insert.run(r.entry, r.account, r.request, 'late_charge', amount, r.at, null); // the ledger trigger debits it
+          this.s.insert.run(r.entry, r.account, r.request, 'late_charge', amount, r.at, null, 0); // the ledger trigger debits it
         }
       }),
     };
@@ -93,7 +93,7 @@ export class SqliteHolds implements HoldBackend {
   reclaimDead(self: string, staleBefore: number, now: number): number {
     let n = 0;
     for (const o of this.s.owners.all(self) as { owner: string; host: string; pid: number; beat_at: number }[]) {
-      if (o.beat_at < staleBefore || (o.host === this.host && !alive(o.pid))) { this.tx.reclaim.immediate(o.owner, now); n++; }
+      if (o.beat_at < staleBefore || (o.host === this.host && !pidAlive(o.pid))) { this.tx.reclaim.immediate(o.owner, now); n++; }
     }
     return n;
   }
@@ -118,8 +118,4 @@ export class SqliteHolds implements HoldBackend {
     if (amount === 'all' || give === held) this.s.dropHold.run(owner, account);
     else this.s.spendHold.run(give, owner, account);
   }
-}
-
-function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
 }

@@ -1,13 +1,18 @@
 // Quota ledger in SQLite: each movement is one INSERT whose trigger moves the balance in the same statement.
+// Open reservations are also kept in `quota_open` with the process that holds them, so a sweep can refund the
+// reservations of a process that died (see recovery.ts) and a settle never trusts its caller for the amount.
 import type { StateDb } from './sqlite-state.js';
-import type { LedgerEntry, QuotaLedger } from './quota-ledger.js';
+import { clampCharge, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { WriteBatch } from './write-batch.js';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS quota_accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL, updated_at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS quota_ledger (entry TEXT PRIMARY KEY, account TEXT NOT NULL, request TEXT NOT NULL,
     kind TEXT NOT NULL, amount INTEGER NOT NULL, at INTEGER NOT NULL);
-  CREATE INDEX IF NOT EXISTS quota_ledger_account ON quota_ledger(account);`;
+  CREATE INDEX IF NOT EXISTS quota_ledger_account ON quota_ledger(account);
+  CREATE TABLE IF NOT EXISTS quota_open (request TEXT PRIMARY KEY, account TEXT NOT NULL, amount INTEGER NOT NULL,
+    owner TEXT NOT NULL, scope TEXT NOT NULL, at INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS quota_open_owner ON quota_open(owner);`;
 
 // Entries written against a process's hold (held_by set) record money that already left the account with the hold.
 const trigger = `
@@ -20,30 +25,42 @@ const trigger = `
     UPDATE quota_accounts SET balance = balance - NEW.amount, updated_at = NEW.at WHERE id = NEW.account;
   END;`;
 
-/** Adds `held_by` to a ledger from an older version, in one transaction so no insert ever runs without the trigger. */
+/** Adds the columns of later versions, in one transaction so no insert ever runs without the trigger. */
 function migrate(db: StateDb): void {
   db.transaction(() => {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_ledger');
     if (!columns.includes('held_by')) db.exec('ALTER TABLE quota_ledger ADD COLUMN held_by TEXT');
+    if (!columns.includes('uncharged')) db.exec('ALTER TABLE quota_ledger ADD COLUMN uncharged INTEGER NOT NULL DEFAULT 0');
     const current = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'quota_ledger_apply'").pluck().get() as string | undefined;
     if (!current?.includes('held_by')) db.exec(trigger);
   }).immediate();
 }
 
+const openColumns = 'request, account, amount, owner, scope, at';
+
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly stmt;
   private readonly batch: WriteBatch;
 
-  constructor(db: StateDb) {
+  /** `owner`: this process's id (Store.instance), recorded on every reservation it opens. */
+  constructor(db: StateDb, private readonly owner = '') {
     db.exec(schema);
     migrate(db);
     this.batch = new WriteBatch(db);
     this.stmt = {
       // ON CONFLICT DO NOTHING: a repeated entry inserts no row, so its trigger never runs twice.
-      insert: db.prepare('INSERT INTO quota_ledger (entry, account, request, kind, amount, at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(entry) DO NOTHING'),
+      insert: db.prepare(`INSERT INTO quota_ledger (entry, account, request, kind, amount, at, uncharged) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(entry) DO NOTHING`),
+      open: db.prepare(`INSERT INTO quota_open (${openColumns}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(request) DO NOTHING`),
+      openOne: db.prepare(`SELECT ${openColumns} FROM quota_open WHERE request = ?`),
+      openOf: db.prepare(`SELECT ${openColumns} FROM quota_open WHERE owner = ? ORDER BY at`),
+      owners: db.prepare('SELECT DISTINCT owner FROM quota_open').pluck(),
+      unopen: db.prepare('DELETE FROM quota_open WHERE request = ?'),
+      closed: db.prepare('SELECT amount, uncharged FROM quota_ledger WHERE entry = ?'),
+      reservedIn: db.prepare('SELECT account FROM quota_ledger WHERE entry = ?').pluck(),
       account: db.prepare('INSERT INTO quota_accounts (id, balance, updated_at) VALUES (?, 0, ?) ON CONFLICT(id) DO NOTHING'),
       balance: db.prepare('SELECT balance FROM quota_accounts WHERE id = ?').pluck(),
-      entries: db.prepare('SELECT entry, account, request, kind, amount, at FROM quota_ledger WHERE account = ? ORDER BY at, rowid'),
+      entries: db.prepare('SELECT entry, account, request, kind, amount, at, uncharged FROM quota_ledger WHERE account = ? ORDER BY at, rowid'),
     };
   }
 
@@ -56,9 +73,14 @@ export class SqliteQuotaLedger implements QuotaLedger {
     return this.stmt.balance.get(account) as number | undefined;
   }
 
-  async reserve(account: string, request: string, amount: number): Promise<boolean> {
+  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable'): Promise<boolean> {
     try {
-      await this.insert(`${request}:reserve`, account, request, 'reserve', amount);
+      await this.batch.run(() => {
+        const at = Date.now();
+        if (this.stmt.insert.run(`${request}:reserve`, account, request, 'reserve', Math.round(amount), at, 0).changes) {
+          this.stmt.open.run(request, account, Math.round(amount), this.owner, scope, at);
+        }
+      });
       return true;
     } catch (err) {
       if (/quota_insufficient|quota_no_account/.test((err as Error).message)) return false;
@@ -66,23 +88,48 @@ export class SqliteQuotaLedger implements QuotaLedger {
     }
   }
 
-  async settle(account: string, request: string, reserved: number, actual: number): Promise<void> {
-    await this.insert(`${request}:close`, account, request, 'settle', actual - reserved);
+  async settle(_account: string, request: string, reserved: number, actual: number): Promise<Settled> {
+    return this.batch.run(() => this.closeRequest(request, reserved, (amount) => ({ kind: 'settle', ...clampCharge(amount, actual) })));
   }
 
-  async refund(account: string, request: string, reserved: number): Promise<void> {
-    await this.insert(`${request}:close`, account, request, 'refund', -reserved);
+  async refund(_account: string, request: string, reserved: number): Promise<void> {
+    await this.batch.run(() => this.closeRequest(request, reserved, () => ({ kind: 'refund', charged: 0, uncharged: 0 })));
   }
 
   async topup(account: string, amount: number, ref: string): Promise<void> {
-    await this.insert(`topup:${ref}`, account, ref, 'topup', -amount);
+    await this.batch.run(() => this.stmt.insert.run(`topup:${ref}`, account, ref, 'topup', -Math.round(amount), Date.now(), 0));
   }
 
   async entries(account: string): Promise<LedgerEntry[]> {
     return this.stmt.entries.all(account) as LedgerEntry[];
   }
 
-  private insert(entry: string, account: string, request: string, kind: string, amount: number): Promise<unknown> {
-    return this.batch.run(() => this.stmt.insert.run(entry, account, request, kind, Math.round(amount), Date.now()));
+  async openOwners(): Promise<string[]> {
+    return this.stmt.owners.all() as string[];
+  }
+
+  async openOf(owner: string): Promise<OpenReservation[]> {
+    return this.stmt.openOf.all(owner) as OpenReservation[];
+  }
+
+  async reservationOf(request: string): Promise<OpenReservation | undefined> {
+    return this.stmt.openOne.get(request) as OpenReservation | undefined;
+  }
+
+  /**
+   * Closes a request against the amount its open reservation holds (the caller's `reserved` only when an older
+   * version left no open row). A request closed before answers what that close charged: nothing moves twice.
+   */
+  private closeRequest(request: string, reserved: number, outcome: (amount: number) => { kind: string } & Settled): Settled {
+    const open = this.stmt.openOne.get(request) as OpenReservation | undefined;
+    const prior = this.stmt.closed.get(`${request}:close`) as { amount: number; uncharged: number } | undefined;
+    const amount = open?.amount ?? Math.round(reserved);
+    if (prior) return { charged: amount + prior.amount, uncharged: prior.uncharged };
+    const account = open?.account ?? (this.stmt.reservedIn.get(`${request}:reserve`) as string | undefined);
+    if (account === undefined) return { charged: 0, uncharged: 0 }; // never reserved: nothing to close
+    const o = outcome(amount);
+    this.stmt.insert.run(`${request}:close`, account, request, o.kind, o.charged - amount, Date.now(), o.uncharged);
+    this.stmt.unopen.run(request);
+    return { charged: o.charged, uncharged: o.uncharged };
   }
 }

@@ -40,7 +40,7 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
       ['topup:ref1', 'ref1', 'topup', -50],
     ]);
     for (const e of entries) {
-      assert.deepEqual(fieldsOf(e), ['account', 'amount', 'at', 'entry', 'kind', 'request']);
+      assert.deepEqual(fieldsOf(e), ['account', 'amount', 'at', 'entry', 'kind', 'request', 'uncharged']);
       assert.equal(e.account, acct);
       assert.ok(Number.isInteger(e.at) && Math.abs(e.at - Date.now()) < 60_000);
     }
