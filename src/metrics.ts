@@ -17,10 +17,11 @@ const duration = new FastHistogram('switchyard_request_duration_seconds', 'Whole
 const upstream = new FastHistogram('switchyard_upstream_duration_seconds', 'Time waiting on upstreams by route and channel.', ['route', 'channel'], slow, registry);
 const added = new FastHistogram('switchyard_added_latency_seconds', 'Gateway time before the response head (total minus upstream), by route.', ['route'], fast, registry);
 export const streamsInFlight = new Gauge({ name: 'switchyard_streams_in_flight', help: 'SSE streams being relayed.', registers: [registry] });
-const quotaMoved = new FastCounter('switchyard_quota_units_total', 'Quota units reserved, charged and refunded.', ['kind'], registry);
+const quotaMoved = new FastCounter('switchyard_quota_units_total', 'Quota units reserved, charged, returned, and used beyond a reservation but not charged (uncharged).', ['kind'], registry);
 const quotaReserved = quotaMoved.child('reserved');
 const quotaCharged = quotaMoved.child('charged');
 const quotaReturned = quotaMoved.child('returned');
+const quotaUncharged = quotaMoved.child('uncharged');
 
 /** Per-route series, looked up once per route, channel and status. */
 function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
@@ -45,6 +46,7 @@ export function observeRequest(ctx: RequestContext, res: ServerResponse): void {
   if (ctx.reserved) quotaReserved.inc(ctx.reserved);
   if (ctx.charged) quotaCharged.inc(ctx.charged);
   if (ctx.reserved !== undefined && ctx.charged !== undefined) quotaReturned.inc(Math.max(0, ctx.reserved - ctx.charged));
+  if (ctx.uncharged) quotaUncharged.inc(ctx.uncharged);
 }
 
 const openTasks = new Gauge({ name: 'switchyard_tasks_open', help: 'Unfinished tasks in the store.', registers: [registry] });

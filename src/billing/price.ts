@@ -1,6 +1,7 @@
 // Turns usage into quota units with the model's price, and estimates the reservation before dispatch.
 import type { Model } from '../types/generated/channels.js';
 import type { Usage } from '../pipeline/context.js';
+import { maxOutputTokens, secondsToCharge, type PriceInputs } from './price-inputs.js';
 
 export function charge(model: Model, usage: Usage): number {
   const p = model.price;
@@ -8,18 +9,21 @@ export function charge(model: Model, usage: Usage): number {
   return Math.ceil(tokens + (p.per_call ?? 0));
 }
 
-/** The most a chat request can cost: its prompt (about 4 bytes a token, rounded up) and its completion limit. */
-export function estimateChat(model: Model, body: Record<string, unknown>, bodyBytes: number): { reserve: number; promptTokens: number } {
-  const promptTokens = Math.ceil(bodyBytes / 4);
-  const n = typeof body.n === 'number' ? body.n : 1;
-  const limit = firstNumber(body.max_completion_tokens, body.max_tokens) ?? model.max_output_tokens ?? 4096;
-  return { reserve: charge(model, { prompt_tokens: promptTokens, completion_tokens: limit * n }), promptTokens };
+/**
+ * What a chat request may cost: its prompt (body bytes ÷ `bytesPerToken`, rounded up) and its completion limit for
+ * every choice. The prompt part is an estimate, not a bound: the settle is capped at this reservation instead.
+ */
+export function estimateChat(model: Model, inputs: PriceInputs, bodyBytes: number, bytesPerToken: number): { reserve: number; promptTokens: number } {
+  const promptTokens = Math.ceil(bodyBytes / bytesPerToken);
+  const limit = inputs.completionTokens ?? maxOutputTokens(model);
+  return { reserve: charge(model, { prompt_tokens: promptTokens, completion_tokens: limit * inputs.choices }), promptTokens };
 }
 
-const firstNumber = (...xs: unknown[]) => xs.find((x): x is number => typeof x === 'number');
-
-/** A task's price: per call plus per second of media (5 s when the request names no duration). */
-export function taskCharge(model: Model, seconds: number | undefined): number {
+/** A task's price: per call plus per second of media (the model's default seconds when the request names none). */
+export function taskCharge(model: Model, inputs: PriceInputs): number {
   const p = model.price;
-  return Math.ceil((p.per_call ?? 0) + (p.per_second ?? 0) * (seconds ?? 5));
+  return Math.ceil((p.per_call ?? 0) + (p.per_second ?? 0) * secondsToCharge(model, inputs));
 }
+
+/** A synchronous call priced per unit (`n` images): per call times units. */
+export const unitCharge = (model: Model, inputs: PriceInputs) => Math.ceil((model.price.per_call ?? 0) * inputs.units);

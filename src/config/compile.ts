@@ -9,8 +9,7 @@ import { defaultLimits, defaultTaskSettings, defaultTimeouts, type CompiledChann
 import type { Channel } from '../types/generated/channels.js';
 import type { RouteLimits, Route } from '../types/generated/routes.js';
 import type { CompiledTaskRoute } from './runtime.js';
-
-const defaultSecondsExpr = '$number(seconds ? seconds : duration ? duration : metadata.duration)';
+import { compilePriceInputs } from '../billing/price-inputs.js';
 
 export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Runtime {
   const dispatch = cfg.channels.dispatch ?? {};
@@ -28,7 +27,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     model: r.model,
     modelExpr: r.model_expr ? compileTransform(r.model_expr, transformMs) : undefined,
     multipart: r.multipart ?? false,
-    units: r.units ? compileTransform(r.units, transformMs) : undefined,
+    priceInputs: compilePriceInputs(r.price_inputs),
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
   }));
   const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs));
@@ -40,10 +39,12 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     hash,
     routes,
     channels,
+    secrets: cfg.resolvedChannels.flatMap((c) => [c.auth?.key, c.auth?.secret].filter((x): x is string => Boolean(x))),
     models: new Map(Object.entries(cfg.channels.models)),
     groups: new Map(Object.entries(cfg.channels.groups)),
     maxAttempts: dispatch.max_attempts ?? 3,
     tokenCacheMs: dispatch.token_cache_ms ?? 2000,
+    promptBytesPerToken: cfg.channels.billing?.prompt_bytes_per_token ?? 4,
     breaker: { failures: dispatch.breaker_failures ?? 5, openMs: dispatch.breaker_open_ms ?? 30_000 },
     tasks: { ...defaultTaskSettings, ...cfg.channels.tasks },
     callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks },
@@ -59,7 +60,6 @@ function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTa
   return {
     action: t.action, family: t.family, families: t.families,
     answer: t.answer ? compileTransform(t.answer, ms) : undefined,
-    seconds: compileTransform(t.seconds ?? defaultSecondsExpr, ms),
     saturatedShape: t.saturated_shape ?? 'A',
     saturatedAnswer: t.saturated_answer ? compileTransform(t.saturated_answer, ms) : undefined,
     listAnswer: t.list_answer ? compileTransform(t.list_answer, ms) : undefined,
@@ -89,6 +89,7 @@ function compileChannel(c: Channel, transformMs: number): CompiledChannel {
       streamEnd: op.stream_end ?? 'done', pathExpr: t(op.path_expr), encoding: op.encoding ?? 'json',
       statusMap: op.status_map ?? {}, contentPath: op.content?.path, contentResolve: t(op.content?.resolve),
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
+      reconcile: op.reconcile && { method: op.reconcile.method ?? 'GET', path: op.reconcile.path, pathExpr: t(op.reconcile.path_expr), response: t(op.reconcile.response)! },
     });
   }
   // Pooled keep-alive connections per channel: the hot path never pays a new handshake.

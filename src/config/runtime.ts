@@ -4,6 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Transform } from '../transform/compile-transform.js';
 import type { Auth, Model, Group, Timeouts, TaskSettings, CallbackSettings } from '../types/generated/channels.js';
 import type { Route, RateLimit } from '../types/generated/routes.js';
+import type { CompiledPriceInputs } from '../billing/price-inputs.js';
 
 export interface RouteLimitsResolved {
   maxBodyBytes: number;
@@ -27,7 +28,8 @@ export interface CompiledRoute {
   model?: string;
   modelExpr?: Transform;
   multipart: boolean;
-  units?: Transform;
+  /** Body fields the price depends on, checked before anything is reserved. */
+  priceInputs: CompiledPriceInputs;
   task?: CompiledTaskRoute;
 }
 
@@ -36,7 +38,6 @@ export interface CompiledTaskRoute {
   family?: string;
   families?: string[];
   answer?: Transform;
-  seconds: Transform;
   saturatedShape: 'A' | 'B';
   saturatedAnswer?: Transform;
   listAnswer?: Transform;
@@ -54,6 +55,14 @@ export interface CompiledPoll {
   batch?: number;
 }
 
+/** How to find a task at the vendor by the gateway's own id, when its submit was cut before the answer. */
+export interface CompiledReconcile {
+  method: 'GET' | 'POST';
+  path?: string;
+  pathExpr?: Transform;
+  response: Transform;
+}
+
 export interface CompiledOperation {
   path: string;
   request?: Transform;
@@ -67,6 +76,7 @@ export interface CompiledOperation {
   poll?: CompiledPoll;
   contentPath?: string;
   contentResolve?: Transform;
+  reconcile?: CompiledReconcile;
 }
 
 export interface CompiledChannel {
@@ -89,10 +99,14 @@ export interface Runtime {
   hash: string;
   routes: CompiledRoute[];
   channels: CompiledChannel[];
+  /** Every resolved channel secret (keys, secrets): no answer and no log line may carry one. */
+  secrets: string[];
   models: Map<string, Model>;
   groups: Map<string, Group>;
   maxAttempts: number;
   tokenCacheMs: number;
+  /** Prompt tokens are estimated as body bytes divided by this. */
+  promptBytesPerToken: number;
   breaker: { failures: number; openMs: number };
   tasks: Required<TaskSettings>;
   callbacks: Required<CallbackSettings>;
@@ -114,7 +128,7 @@ export const defaultLimits: RouteLimitsResolved = {
 
 export const defaultTaskSettings: Required<TaskSettings> = {
   poll_interval_ms: 2000, poll_base_ms: 2000, poll_max_ms: 60000, batch_size: 100, lease_ms: 30000,
-  max_age_s: 86400, refresh_after_ms: 5000, retention_s: 7 * 86400,
+  max_age_s: 86400, refresh_after_ms: 5000, retention_s: 7 * 86400, sweep_interval_ms: 5000, reconcile_window_s: 120,
 };
 
 export const defaultTimeouts: Required<Timeouts> = { connect_ms: 5000, first_byte_ms: 60000, idle_ms: 120000 };

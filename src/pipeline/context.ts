@@ -21,6 +21,8 @@ export interface RequestContext {
   usageEstimated?: boolean;
   reserved?: number;
   charged?: number;
+  /** Usage beyond the reservation that was not charged (the charge is capped at the reservation). */
+  uncharged?: number;
   errorCode?: string;
   outcome?: string; // how a stream ended: done, client_gone, upstream_cut, upstream_error, idle_timeout
   /** Time spent waiting on upstreams (attempts up to their headers, non-streamed bodies), in ms. */

@@ -18,8 +18,3 @@ export function queryOf(url: string): Record<string, string> {
   return q === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
 }
 
-/** Billable units a body asks for (the route's `units` expression), at least 1. */
-export async function unitsOf(ctx: RequestContext, body: Record<string, unknown>): Promise<number> {
-  const u = ctx.route!.units ? Number(await ctx.route!.units.run(body)) : 1;
-  return Number.isFinite(u) && u >= 1 ? Math.min(Math.ceil(u), 1000) : 1;
-}

@@ -6,7 +6,9 @@ import { addedMs, type RequestContext } from '../pipeline/context.js';
 import { GatewayError } from '../http/errors.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
 import { readJsonBody } from './read-json-body.js';
-import { pickModel, queryOf, unitsOf } from '../pipeline/pick-model.js';
+import { pickModel, queryOf } from '../pipeline/pick-model.js';
+import { readPriceInputs } from '../billing/price-inputs.js';
+import { unitCharge } from '../billing/price.js';
 import { resolveModel } from '../pipeline/model-access.js';
 import { dispatch, upstreamClientError } from '../pipeline/dispatch.js';
 import { withReservation } from '../billing/reservation.js';
@@ -21,7 +23,7 @@ export async function serveJson(g: Gateway, ctx: RequestContext, req: IncomingMe
   const price = resolveModel(g, ctx.token!, model, route.operation);
   const extra = g.runtime.modelSchemas.get(model);
   if (extra && !extra(body)) throw new GatewayError('invalid_request', describeAjvErrors(extra.errors));
-  const amount = Math.ceil((price.price.per_call ?? 0) * (await unitsOf(ctx, body)));
+  const amount = unitCharge(price, readPriceInputs(route.priceInputs, price, body));
   const bindings = { params: ctx.params, query: queryOf(ctx.url) };
   await withReservation(g, ctx, amount, async () => {
     const d = await dispatch(g, ctx, req, res, ctx.token!.group, model, route.operation,

@@ -8,6 +8,7 @@ import { addedMs, type RequestContext, type Usage } from '../pipeline/context.js
 import { resolveModel } from '../pipeline/model-access.js';
 import { dispatch, upstreamClientError, type Dispatched } from '../pipeline/dispatch.js';
 import { estimateChat } from '../billing/price.js';
+import { readPriceInputs } from '../billing/price-inputs.js';
 import { withReservation } from '../billing/reservation.js';
 import { readLimited, BodyTooLarge } from '../transport/read-limited.js';
 import { relaySse } from '../transport/sse-relay.js';
@@ -25,7 +26,7 @@ export async function serveStream(g: Gateway, ctx: RequestContext, req: Incoming
   const stream = body.stream === true;
   const wantsUsage = stream && (body.stream_options as { include_usage?: boolean } | null)?.include_usage === true;
   const call: Call = { body, raw, stream, wantsUsage, model };
-  const est = estimateChat(price, body, raw.length);
+  const est = estimateChat(price, readPriceInputs(route.priceInputs, price, body), raw.length, g.runtime.promptBytesPerToken);
   await withReservation(g, ctx, est.reserve, async () => {
     const d = await dispatch(g, ctx, req, res, ctx.token!.group, model, route.operation, (ch, um) => buildRequest(ch, route, call, um));
     if ((d.response.statusCode ?? 500) >= 400) throw await upstreamClientError(d, route.operation);

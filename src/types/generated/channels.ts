@@ -7,6 +7,13 @@ export type Operation = Operation1 & Operation2;
 export type Operation1 = {
   [k: string]: unknown;
 };
+/**
+ * How to find a task whose submit was cut before the vendor answered (the gateway process died mid-submit): ask the vendor by the gateway's own task id, which the `request` transform sent along (e.g. as a client reference). Without it such a task is refunded and marked failed.
+ */
+export type Reconcile = Reconcile1 & Reconcile2;
+export type Reconcile1 = {
+  [k: string]: unknown;
+};
 
 /**
  * channels.yaml: groups, model prices, and the upstream channels that serve them.
@@ -17,6 +24,7 @@ export interface ChannelsFile {
    */
   version: 1;
   dispatch?: DispatchSettings;
+  billing?: BillingSettings;
   /**
    * Token groups by name. A token belongs to one group; a group may use the channels that list it.
    */
@@ -68,6 +76,15 @@ export interface DispatchSettings {
   breaker_open_ms?: number;
 }
 /**
+ * How token usage is estimated before the upstream reports it.
+ */
+export interface BillingSettings {
+  /**
+   * Prompt tokens are estimated as request body bytes divided by this, for the reservation and for streams that end without usage (default 4). A charge never exceeds its reservation; usage beyond it is recorded as uncharged.
+   */
+  prompt_bytes_per_token?: number;
+}
+/**
  * A token group.
  */
 export interface Group {
@@ -103,7 +120,7 @@ export interface Model {
    */
   owned_by?: string;
   /**
-   * Completion tokens reserved when the request sets no limit (default 4096).
+   * The model's largest completion: reserved when the request sets no limit, and the most a request may ask for (a larger `max_tokens` is refused with 400). Default 4096.
    */
   max_output_tokens?: number;
   price: Price;
@@ -136,6 +153,40 @@ export interface Price {
    * Units per second of generated media (tasks).
    */
   per_second?: number;
+  /**
+   * Bounds of the billable seconds a request may ask for (read from the route's `price_inputs.seconds` fields); anything outside is refused with 400 before anything is reserved.
+   */
+  seconds?: {
+    /**
+     * Smallest value accepted (default 1).
+     */
+    min?: number;
+    /**
+     * Largest value accepted (default 60).
+     */
+    max?: number;
+    /**
+     * The value charged when the request names none (default 5).
+     */
+    default?: number;
+  };
+  /**
+   * Bounds of the billable units a request may ask for (the route's `price_inputs.units`, e.g. `n` images); anything outside is refused with 400.
+   */
+  units?: {
+    /**
+     * Smallest value accepted (default 1).
+     */
+    min?: number;
+    /**
+     * Largest value accepted (default 10).
+     */
+    max?: number;
+    /**
+     * The value charged when the request names none (default 1).
+     */
+    default?: number;
+  };
 }
 /**
  * Fields a channel inherits with `extends`; the channel's own fields win.
@@ -257,6 +308,7 @@ export interface Operation2 {
   };
   poll?: Poll;
   content?: Content;
+  reconcile?: Reconcile;
 }
 /**
  * How a task submitted through this operation is refreshed.
@@ -295,6 +347,24 @@ export interface Content {
    * JSONata: when set, `path` answers JSON and this picks the URL to stream from it (e.g. a file-retrieve API).
    */
   resolve?: string;
+}
+export interface Reconcile2 {
+  /**
+   * HTTP method (default GET).
+   */
+  method?: 'GET' | 'POST';
+  /**
+   * Upstream path; `{task_id}` is the gateway's task id.
+   */
+  path?: string;
+  /**
+   * JSONata: the path, when it depends on the submit (bindings $task_id, $path: the submit path, $model).
+   */
+  path_expr?: string;
+  /**
+   * JSONata: the vendor's answer → a poll result ({upstream_id, status, vars?, …}) when it knows the task, or nothing when it does not (bindings $task_id, $path, $http_status).
+   */
+  response: string;
 }
 /**
  * One upstream endpoint with its credentials and the models it serves.
@@ -387,6 +457,14 @@ export interface TaskSettings {
    * How long finished task records are kept (default 7 days).
    */
   retention_s?: number;
+  /**
+   * How often each instance looks for what dead gateway processes left: open reservations to refund and submits cut mid-way to reconcile (default 5000).
+   */
+  sweep_interval_ms?: number;
+  /**
+   * How long a cut submit is looked for at the vendor (`reconcile`) before it is refunded and failed (default 120).
+   */
+  reconcile_window_s?: number;
 }
 /**
  * How the gateway calls client callback URLs (e.g. notifyHook).

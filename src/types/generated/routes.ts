@@ -101,10 +101,7 @@ export interface Route {
    */
   multipart?: boolean;
   task?: TaskRoute;
-  /**
-   * JSONata: how many billable units the body asks for (e.g. `n` images); `per_call` is charged per unit (default 1).
-   */
-  units?: string;
+  price_inputs?: PriceInputs;
 }
 /**
  * How a `task` route acts on task records.
@@ -126,10 +123,6 @@ export interface TaskRoute {
    * JSONata: the task's public view (bindings $base_url) → the client's body. Default: the OpenAI video object.
    */
   answer?: string;
-  /**
-   * JSONata: billable seconds from the body for `per_second` prices (default: seconds, else duration, else metadata.duration).
-   */
-  seconds?: string;
   /**
    * Error shape when the group's in-flight task limit is reached: `A` or `B` (code, message, data: null).
    */
@@ -160,4 +153,33 @@ export interface TaskCallback {
    * Id of the route whose `answer` shapes the callback body (default: this route's).
    */
   route?: string;
+}
+/**
+ * Body fields the price depends on, each a list of dotted paths of which the first present one counts. Every value is checked before anything is reserved: a positive whole number (a JSON integer, or a string of digits), within the model's bounds; anything else is 400 `invalid_request` naming the field.
+ */
+export interface PriceInputs {
+  /**
+   * Billable seconds of media, for `per_second` prices (bounds: the model's `price.seconds`).
+   *
+   * @minItems 1
+   */
+  seconds?: [string, ...string[]];
+  /**
+   * Billable units such as `n` images; `per_call` is charged per unit (bounds: the model's `price.units`).
+   *
+   * @minItems 1
+   */
+  units?: [string, ...string[]];
+  /**
+   * The completion limit reserved for token prices (bounds: 1 to the model's `max_output_tokens`).
+   *
+   * @minItems 1
+   */
+  completion_tokens?: [string, ...string[]];
+  /**
+   * How many completions are generated (1 to 128); the completion limit is reserved for each.
+   *
+   * @minItems 1
+   */
+  choices?: [string, ...string[]];
 }

@@ -1,0 +1,79 @@
+// The numbers a price depends on (seconds, units, completion limit, choices), read from the body and checked
+// against the model's bounds before anything is reserved: a client can never make a charge negative, fractional,
+// zero where it must not be, or too large for the store.
+import type { Model } from '../types/generated/channels.js';
+import type { PriceInputs as PriceInputFields } from '../types/generated/routes.js';
+import { GatewayError } from '../http/errors.js';
+
+/** Field paths per input, split once at load. */
+export type CompiledPriceInputs = Partial<Record<keyof PriceInputFields, string[][]>>;
+
+export interface PriceInputs {
+  /** Seconds the client asked for; undefined when it named none (the model's default is charged). */
+  seconds?: number;
+  units: number;
+  /** The completion limit the client asked for; undefined when it named none (the model's maximum is reserved). */
+  completionTokens?: number;
+  choices: number;
+}
+
+interface Bounds { min: number; max: number }
+
+const defaults = {
+  seconds: { min: 1, max: 60, default: 5 },
+  units: { min: 1, max: 10, default: 1 },
+  maxOutputTokens: 4096,
+  choices: { min: 1, max: 128 },
+};
+
+export function compilePriceInputs(spec: PriceInputFields | undefined): CompiledPriceInputs {
+  const out: CompiledPriceInputs = {};
+  for (const [k, paths] of Object.entries(spec ?? {})) out[k as keyof PriceInputFields] = (paths as string[]).map((p) => p.split('.'));
+  return out;
+}
+
+export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: Record<string, unknown>): PriceInputs {
+  const seconds = { ...defaults.seconds, ...model.price.seconds };
+  const units = { ...defaults.units, ...model.price.units };
+  return {
+    seconds: read(spec.seconds, body, seconds, 'a whole number of seconds'),
+    units: read(spec.units, body, units, 'a whole number') ?? units.default,
+    completionTokens: read(spec.completion_tokens, body, { min: 1, max: maxOutputTokens(model) }, 'a whole number of tokens'),
+    choices: read(spec.choices, body, defaults.choices, 'a whole number') ?? 1,
+  };
+}
+
+/** Seconds to charge: what the client asked for, else the model's default. */
+export const secondsToCharge = (model: Model, inputs: PriceInputs) => inputs.seconds ?? model.price.seconds?.default ?? defaults.seconds.default;
+
+export const maxOutputTokens = (model: Model) => model.max_output_tokens ?? defaults.maxOutputTokens;
+
+/** The first present field of `paths`, parsed strictly and bounded; undefined when none is present. */
+function read(paths: string[][] | undefined, body: Record<string, unknown>, b: Bounds, what: string): number | undefined {
+  for (const path of paths ?? []) {
+    const v = valueAt(body, path);
+    if (v === undefined || v === null) continue;
+    const n = wholeNumber(v);
+    if (n === undefined || n < b.min || n > b.max) {
+      throw new GatewayError('invalid_request', `\`${path.join('.')}\` must be ${what} from ${b.min} to ${b.max}`);
+    }
+    return n;
+  }
+  return undefined;
+}
+
+/** A JSON integer, or a string of decimal digits without sign, space, point or exponent; anything else is undefined. */
+function wholeNumber(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
+  if (typeof v === 'string' && /^[0-9]{1,15}$/.test(v)) return Number(v);
+  return undefined;
+}
+
+function valueAt(body: Record<string, unknown>, path: string[]): unknown {
+  let v: unknown = body;
+  for (const key of path) {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  return v;
+}
