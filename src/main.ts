@@ -15,8 +15,8 @@ async function main(): Promise<void> {
   const workers = process.env.SWITCHYARD_WORKERS === 'auto' ? availableParallelism() : Number(process.env.SWITCHYARD_WORKERS ?? 1);
   if (cluster.isPrimary && workers > 1) return primary(workers);
   const running = await startGateway({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' });
+  onSignals(running); // before the announcement: a supervisor may signal as soon as it reads it
   console.error(`switchyard on ${running.url}${cluster.isWorker ? ` (worker ${process.pid})` : ''}`);
-  onSignals(running);
 }
 
 async function startSimulator(): Promise<void> {

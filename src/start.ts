@@ -1,19 +1,28 @@
 // Boots a gateway: config, store, server; used by `npm start`, `switchyard start` and the tests.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from 'pino';
 import { loadRuntime } from './config/load-config.js';
 import { formatDiagnostic } from './config/diagnostics.js';
 import { openStore, type Store } from './store/open-store.js';
 import { Gateway } from './gateway.js';
 import { createGatewayServer } from './server.js';
-import { createLogger, flushLog } from './log.js';
+import { createLogging, type Destination } from './log.js';
 import { TaskPoller } from './tasks/poller.js';
+import { sweep } from './tasks/recovery.js';
+import { BackgroundLoop } from './background-loop.js';
 import { drain, reloadConfig } from './lifecycle.js';
+import { Redactor } from './redaction/redactor.js';
+import { mintedSecrets } from './transport/upstream-auth.js';
 
-export interface StartOptions { port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv; logger?: Logger; poller?: boolean }
+export interface StartOptions {
+  port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv;
+  /** Where log lines go (default: standard output, or SWITCHYARD_LOG_FILE) and from which level (default LOG_LEVEL or info). */
+  logDestination?: Destination; logLevel?: string;
+  /** Background work (task polls, recovery sweeps, callbacks); tests turn it off to drive passes themselves. */
+  poller?: boolean;
+}
 export interface Running {
-  gateway: Gateway; server: Server; url: string; port: number; store: Store; poller: TaskPoller;
+  gateway: Gateway; server: Server; url: string; port: number; store: Store; poller: TaskPoller; recovery: BackgroundLoop;
   /** Stops at once (tests). */
   close(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish up to `deadlineMs`, then stops the poller and closes the store. */
@@ -23,11 +32,13 @@ export interface Running {
 }
 
 export async function startGateway(opts: StartOptions = {}): Promise<Running> {
-  const log = opts.logger ?? createLogger();
+  const redactor = new Redactor(mintedSecrets);
+  const logging = createLogging(redactor, opts.logDestination, opts.logLevel);
+  const log = logging.log;
   const { runtime, warnings } = loadRuntime(opts.configDir, opts.env ?? process.env);
   for (const w of warnings) log.warn(formatDiagnostic(w));
   const store = await openStore(opts.storeUri, { onError: (msg, err) => log.error({ err }, msg) });
-  const gateway = new Gateway(runtime, store, log);
+  const gateway = new Gateway(runtime, store, logging, redactor);
   const server = createGatewayServer(gateway);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -35,28 +46,35 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   });
   gateway.breakers.startSync(() => gateway.runtime.channels.map((c) => c.id));
   const poller = new TaskPoller(gateway);
-  if (opts.poller !== false) poller.start();
+  const recovery = new BackgroundLoop('recovery sweep', log, () => gateway.runtime.tasks.sweep_interval_ms, () => sweep(gateway));
+  if (opts.poller !== false) {
+    poller.start();
+    recovery.start();
+    gateway.callbacks.start();
+  }
+  const background = async (waitMs: number) => {
+    await Promise.all([poller.stop(waitMs), recovery.stop(waitMs), gateway.callbacks.stop(waitMs)]);
+    gateway.breakers.stop();
+  };
   const port = (server.address() as AddressInfo).port;
   const url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
   log.info({ url, config: runtime.hash, store: store.describe }, 'switchyard listening');
   return {
-    gateway, server, url, port, store, poller,
+    gateway, server, url, port, store, poller, recovery,
     async close() {
       server.close();
       server.closeAllConnections();
-      await poller.stop();
-      gateway.breakers.stop();
+      await background(1000);
       await store.close();
-      await flushLog(log);
+      await logging.flush();
     },
     async shutdown(deadlineMs) {
       const result = await drain(server, gateway, deadlineMs);
-      await poller.stop();
-      gateway.breakers.stop();
+      await background(1000);
       await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
       await store.close();
       log.info({ ...result }, 'switchyard stopped');
-      await flushLog(log);
+      await logging.flush();
       return result;
     },
     reload() {

@@ -2,7 +2,6 @@
 import type { Gateway } from '../gateway.js';
 import type { UnifiedStatus } from '../config/runtime.js';
 import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
-import { notifyChange } from './callbacks.js';
 
 export interface TaskUpdate { status: UnifiedStatus; progress: number; urls: string[]; error?: string; errorCode?: string }
 
@@ -22,7 +21,7 @@ export async function applyUpdate(g: Gateway, rec: TaskRecord, update: TaskUpdat
   }
   if (isFinal(next.status)) await finalize(g, next);
   await g.tasks.save(next);
-  if (next.status !== rec.status || next.progress !== rec.progress) notifyChange(g, next);
+  if (next.callback && (next.status !== rec.status || next.progress !== rec.progress)) g.callbacks.notify(next.id);
   if (isFinal(next.status)) await g.store.tasks.close(next.id);
   else await g.store.tasks.reschedule(next.id, Date.now() + backoffMs(g, next.polls));
   return next;

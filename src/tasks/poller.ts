@@ -1,42 +1,31 @@
 // The background poller: claims due tasks under a lease, refreshes them per channel, and stops cleanly.
 import type { Gateway } from '../gateway.js';
-import { instanceId } from './query.js';
+import { BackgroundLoop } from '../background-loop.js';
 import { refreshTasks } from './refresh.js';
+import { dropOrphan } from './recovery.js';
 import type { TaskRecord } from './task-record.js';
 
 export class TaskPoller {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly loop: BackgroundLoop;
 
-  constructor(private readonly g: Gateway) {}
-
-  start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.running = this.pass().then(() => undefined, (err: unknown) => this.g.log.error({ err: (err as Error).message }, 'task poller pass failed'))
-        .finally(() => { if (!this.stopped) this.timer = setTimeout(loop, this.g.runtime.tasks.poll_interval_ms); });
-    };
-    this.timer = setTimeout(loop, 0);
+  constructor(private readonly g: Gateway) {
+    this.loop = new BackgroundLoop('task poller', g.log, () => g.runtime.tasks.poll_interval_ms, () => this.pass());
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
+  start(): void { this.loop.start(); }
+  stop(waitMs?: number): Promise<void> { return this.loop.stop(waitMs); }
 
   /** One pass: claim, group by channel, refresh channels in parallel and each channel's tasks in order. */
   async pass(): Promise<number> {
     const { lease_ms, batch_size } = this.g.runtime.tasks;
     const now = Date.now();
-    const claimed = await this.g.store.tasks.claimDue(instanceId, now, now + lease_ms, batch_size);
+    const claimed = await this.g.store.tasks.claimDue(this.g.store.instance, now, now + lease_ms, batch_size);
     if (!claimed.length) return 0;
     const byChannel = new Map<string, TaskRecord[]>();
     for (const c of claimed) {
       const rec = await this.g.tasks.get(c.id);
-      // A claimed id without a record is an orphan of a crash between submit steps: drop it.
-      if (!rec) { await this.g.store.tasks.close(c.id); continue; }
+      // A claimed id without a record (expired, or an older version's crash between submit steps): refund and drop it.
+      if (!rec) { await dropOrphan(this.g, c.id); continue; }
       const key = `${rec.channel}\u0000${rec.operation}`;
       byChannel.set(key, [...(byChannel.get(key) ?? []), rec]);
     }

@@ -9,13 +9,12 @@ import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
 import { refreshTasks } from './refresh.js';
 import { answerTask, sendJson, taskBody } from './answer.js';
 
-export const instanceId = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-
 /** The caller's task or 404: existence of other users' tasks is not revealed. */
 export async function ownTask(g: Gateway, ctx: RequestContext, id: string | undefined): Promise<TaskRecord> {
   const rec = id ? await g.tasks.get(id) : undefined;
   const families = ctx.route!.task!.families;
-  if (!rec || rec.owner.user !== ctx.token!.user || (families && !families.includes(rec.family))) {
+  // A task still being submitted has no answer yet: nobody has been given its id.
+  if (!rec || rec.submitting || rec.owner.user !== ctx.token!.user || (families && !families.includes(rec.family))) {
     throw new GatewayError('task_not_found', `Task ${id ?? ''} not found`);
   }
   ctx.model = rec.model;
@@ -46,7 +45,7 @@ async function fresh(g: Gateway, rec: TaskRecord): Promise<TaskRecord> {
   if (isFinal(rec.status) || (nowSeconds() - rec.updated_at) * 1000 < t.refresh_after_ms) return rec;
   const now = Date.now();
   // A lease of its own: an inline refresh must not share the poller's, or both could refresh at once.
-  if (!(await g.store.tasks.lease(rec.id, `${instanceId}:q:${Math.random().toString(36).slice(2)}`, now, now + t.lease_ms))) return rec;
+  if (!(await g.store.tasks.lease(rec.id, `${g.store.instance}:q:${Math.random().toString(36).slice(2)}`, now, now + t.lease_ms))) return rec;
   const [updated] = await refreshTasks(g, [rec]).catch(() => [rec]);
   return updated ?? rec;
 }

@@ -14,6 +14,8 @@ export function normalise(op: CompiledOperation, r: PollResult): { status: Unifi
   const p = Number(typeof r.progress === 'string' ? r.progress.replace('%', '') : r.progress);
   const progress = status === 'completed' ? 100 : Number.isFinite(p) ? Math.max(0, Math.min(99, Math.round(p))) : defaultProgress[status];
   const urls = [r.result_url, ...(Array.isArray(r.result_urls) ? r.result_urls : [])].filter((u): u is string => typeof u === 'string' && /^https?:\/\//.test(u));
-  const error = r.error === undefined || r.error === null || r.error === '' ? undefined : typeof r.error === 'string' ? r.error : JSON.stringify(r.error);
+  const text = r.error === undefined || r.error === null || r.error === '' ? undefined : typeof r.error === 'string' ? r.error : JSON.stringify(r.error);
+  // A vendor's failure reason is kept bounded: it is stored on the record and shown to the client.
+  const error = text && text.length > 500 ? `${text.slice(0, 500)}…` : text;
   return { status, progress, urls, error };
 }

@@ -1,7 +1,7 @@
 // Task submit: validate → reserve an in-flight slot and the quota → dispatch once → store the record → answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
-import type { CompiledChannel, CompiledRoute } from '../config/runtime.js';
+import type { CompiledChannel, CompiledOperation, CompiledRoute } from '../config/runtime.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { GatewayError } from '../http/errors.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
@@ -12,7 +12,9 @@ import { dispatch, submitRetry, upstreamClientError } from '../pipeline/dispatch
 import { readLimited } from '../transport/read-limited.js';
 import { encodeMultipart } from '../http/multipart.js';
 import { taskCharge } from '../billing/price.js';
-import { newTaskId, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
+import { readPriceInputs } from '../billing/price-inputs.js';
+import { reserve } from '../billing/reservation.js';
+import { isFinal, newTaskId, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
 import { normalise } from './status-map.js';
 import { applyUpdate } from './apply-update.js';
 import { answerTask } from './answer.js';
@@ -28,26 +30,28 @@ export async function submitTask(g: Gateway, ctx: RequestContext, req: IncomingM
   const price = resolveModel(g, token, model, route.operation);
   const extra = g.runtime.modelSchemas.get(model);
   if (extra && !extra(body)) throw new GatewayError('invalid_request', describeAjvErrors(extra.errors));
-  const seconds = numberOrUndefined(await route.task!.seconds.run(body).catch(() => {
-    throw new GatewayError('invalid_request', '`seconds`, `duration` and `metadata.duration` must be numbers');
-  }));
+  const inputs = readPriceInputs(route.priceInputs, price, body);
   const callback = callbackUrl(route, body);
-  const amount = taskCharge(price, seconds);
+  const amount = taskCharge(price, inputs);
   const id = newTaskId();
   await holdSlotAndQuota(g, ctx, id, amount);
   let rec: TaskRecord;
   try {
-    rec = await dispatchSubmit(g, ctx, req, res, { id, model, body, seconds, amount, callback, baseUrl: baseUrlOf(req), pin });
+    rec = await dispatchSubmit(g, ctx, req, res, { id, model, body, seconds: inputs.seconds, amount, callback, baseUrl: baseUrlOf(req), pin });
   } catch (err) {
-    await g.store.quota.refund(token.id, id, amount);
-    await g.store.tasks.close(id);
+    await abandon(g, token.id, id, amount);
     ctx.charged = 0;
     throw err;
   }
   await answerTask(g, route, rec, res, baseUrlOf(req));
 }
 
-const numberOrUndefined = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+/** A submit that failed: its money, its slot and its pending record go, in that order (recovery.ts copes with a crash between). */
+async function abandon(g: Gateway, account: string, id: string, amount: number): Promise<void> {
+  await g.store.quota.refund(account, id, amount);
+  await g.store.tasks.close(id);
+  await g.tasks.delete(id);
+}
 
 /** Both holds are atomic in the store; the slot is taken first so a saturated group costs no ledger entry. */
 async function holdSlotAndQuota(g: Gateway, ctx: RequestContext, id: string, amount: number): Promise<void> {
@@ -60,19 +64,19 @@ async function holdSlotAndQuota(g: Gateway, ctx: RequestContext, id: string, amo
     if (t.saturatedAnswer) e.answer = await t.saturatedAnswer.run({}, { message: e.message });
     throw e;
   }
-  if (!(await g.store.quota.reserve(token.id, id, amount))) {
+  try {
+    await reserve(g, ctx, token.id, id, amount, 'durable');
+  } catch (err) {
     await g.store.tasks.close(id);
-    const balance = await g.store.quota.balance(token.id);
-    throw new GatewayError('insufficient_user_quota', `Insufficient quota: this task costs ${amount}, balance is ${balance ?? 0}`);
+    throw err;
   }
-  ctx.reserved = amount;
 }
 
 interface Submit { id: string; model: string; body: Record<string, unknown>; seconds?: number; amount: number; callback?: string; baseUrl: string; pin?: string }
 
 async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, s: Submit): Promise<TaskRecord> {
   const route = ctx.route!;
-  const d = await dispatch(g, ctx, req, res, ctx.token!.group, s.model, route.operation, (ch, um) => buildSubmit(ch, route, s, um), submitRetry, s.pin);
+  const d = await dispatch(g, ctx, req, res, ctx.token!.group, s.model, route.operation, (ch, um) => buildSubmit(g, ctx, ch, s, um), submitRetry, s.pin);
   const status = d.response.statusCode ?? 502;
   if (status >= 500) { d.response.resume(); throw new GatewayError('upstream_error', `Upstream failed: HTTP ${status}`); }
   if (status >= 400) throw await upstreamClientError(d, route.operation);
@@ -85,21 +89,41 @@ async function dispatchSubmit(g: Gateway, ctx: RequestContext, req: IncomingMess
   }
   const mapped = (op.response ? await op.response.run(parsed, { model: d.upstreamModel, task_id: s.id, path: d.path, request: s.body }) : parsed) as Record<string, unknown> | undefined;
   if (mapped?.reject) throw rejection(mapped.reject);
-  if (mapped?.error) throw new GatewayError('task_failed', `The upstream refused the task: ${String(typeof mapped.error === 'string' ? mapped.error : JSON.stringify(mapped.error))}`);
+  if (mapped?.error) throw new GatewayError('task_failed', `The upstream refused the task: ${bounded(typeof mapped.error === 'string' ? mapped.error : JSON.stringify(mapped.error))}`);
   const upstreamId = mapped?.upstream_id ?? mapped?.id;
   if (upstreamId === undefined || upstreamId === null || upstreamId === '') throw new GatewayError('bad_response', 'copy_response_body_failed');
   const rec = { ...newRecord(ctx, s, d.channel, d.upstreamModel, String(upstreamId)), vars: stringVars(mapped?.vars), extra: smallObject(mapped?.extra) };
-  await g.store.tasks.setChannel(rec.id, d.channel.id);
-  const initial = normalise(op, { ...mapped, status: mapped?.status ?? 'queued' });
-  // The record is saved before the answer, so a crash after the answer never loses a task.
-  return applyUpdate(g, { ...rec, polls: -1 }, initial ?? { status: 'queued', progress: 0, urls: [] }, mapped?.status === undefined ? undefined : String(mapped.status));
+  return acceptTask(g, op, rec, mapped ?? {});
 }
 
-async function buildSubmit(ch: CompiledChannel, route: CompiledRoute, s: Submit, upstreamModel: string) {
+/**
+ * The vendor accepted: the record is saved before the client's answer, so a crash after the answer loses no task.
+ * The task's lease is taken first: recovery takes it too before it touches a pending task, so the two never race,
+ * and a task recovery already took (this process stalled past the owner timeout and was presumed dead; its money
+ * went back) is not started again here. The channel is set last, once the record is whole, so the poller never
+ * claims a half-written task.
+ */
+export async function acceptTask(g: Gateway, op: CompiledOperation, rec: TaskRecord, mapped: Record<string, unknown>): Promise<TaskRecord> {
+  const now = Date.now();
+  if (!(await g.store.tasks.lease(rec.id, g.store.instance, now, now + g.runtime.tasks.lease_ms))) {
+    g.log.error({ task_id: rec.id, channel: rec.channel }, 'a task accepted upstream was already taken back by recovery');
+    throw new GatewayError('upstream_error', 'The task could not be recorded; nothing is charged');
+  }
+  const initial = normalise(op, { ...mapped, status: mapped.status ?? 'queued' });
+  const saved = await applyUpdate(g, { ...rec, submitting: undefined, polls: -1 }, initial ?? { status: 'queued', progress: 0, urls: [] },
+    mapped.status === undefined ? undefined : String(mapped.status));
+  if (!isFinal(saved.status)) await g.store.tasks.setChannel(rec.id, rec.channel);
+  return saved;
+}
+
+/** Maps the body for one attempt, and records the attempt on the pending task first: recovery reads it after a crash. */
+async function buildSubmit(g: Gateway, ctx: RequestContext, ch: CompiledChannel, s: Submit, upstreamModel: string) {
+  const route = ctx.route!;
   const op = ch.operations.get(route.operation)!;
   const bindings = { model: upstreamModel, task_id: s.id };
   const mapped = (op.request ? await op.request.run(s.body, bindings) : { ...s.body, model: upstreamModel }) ?? {};
   const path = (op.pathExpr ? String(await op.pathExpr.run(s.body, bindings)) : op.path).replace('{model}', encodeURIComponent(upstreamModel));
+  await g.tasks.save({ ...newRecord(ctx, s, ch, upstreamModel), submitting: { owner: g.store.instance, started_at: Date.now(), path } });
   if (op.encoding === 'multipart') {
     const { body, contentType } = await encodeMultipart(mapped as Record<string, unknown>);
     return { method: 'POST', path, body, contentType };
@@ -107,10 +131,10 @@ async function buildSubmit(ch: CompiledChannel, route: CompiledRoute, s: Submit,
   return { method: 'POST', path, body: Buffer.from(JSON.stringify(mapped)) };
 }
 
-function newRecord(ctx: RequestContext, s: Submit, ch: CompiledChannel, upstreamModel: string, upstreamId: string): TaskRecord {
+function newRecord(ctx: RequestContext, s: Submit, ch: CompiledChannel, upstreamModel: string, upstreamId?: string): TaskRecord {
   const now = nowSeconds();
   const prompt = typeof s.body.prompt === 'string' ? s.body.prompt.slice(0, 2000) : undefined;
-  const size = typeof s.body.size === 'string' ? s.body.size : undefined;
+  const size = typeof s.body.size === 'string' ? s.body.size.slice(0, 64) : undefined;
   return {
     id: s.id, family: ctx.route!.task!.family ?? ctx.route!.id, route: ctx.route!.id, operation: ctx.route!.operation,
     model: s.model, upstream_model: upstreamModel, owner: { user: ctx.token!.user, token: ctx.token!.id }, group: ctx.token!.group,
@@ -152,3 +176,5 @@ async function resolveRefs(g: Gateway, ctx: RequestContext, body: Record<string,
   }
   return { body: out, pin };
 }
+
+const bounded = (s: string) => (s.length > 500 ? `${s.slice(0, 500)}…` : s);

@@ -31,6 +31,11 @@ export interface TaskRecord {
   callback?: { url: string; route: string; base_url?: string };
   /** Vendor data a format-specific answer may show (e.g. image-art buttons), kept small. */
   extra?: Record<string, unknown>;
+  /**
+   * Present while the submit is on its way to `channel` and the vendor has not answered: which process sends it,
+   * since when, and to which path. If that process dies, recovery reconciles the task from this (recovery.ts).
+   */
+  submitting?: { owner: string; started_at: number; path: string };
 }
 
 /** Replaces `{upstream_id}`, `{model}` and `{var}` placeholders of a vendor path. */

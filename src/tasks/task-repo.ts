@@ -16,4 +16,8 @@ export class TaskRepo {
   async save(t: TaskRecord): Promise<void> {
     await this.kv.set(t.id, t, isFinal(t.status) ? this.retentionS() * 1000 : undefined);
   }
+
+  async delete(id: string): Promise<void> {
+    await this.kv.delete(id);
+  }
 }

@@ -1,0 +1,46 @@
+// A gateway in a child process (the real `dist/src/main.js`), for tests that must kill one with SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { projectRoot } from '../../src/config/load-config.js';
+
+export interface ChildGateway { url: string; proc: ChildProcess; output(): string; kill(): Promise<void>; stop(): Promise<number | null> }
+
+/** The shipped config with quick task polls (the shipped values suit production) and any other settings changed. */
+export function quickTaskConfig(tasks: Record<string, number> = {}, other: [string[], unknown][] = []): string {
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-child-'));
+  copyFileSync(join(projectRoot, 'routes.yaml'), join(dir, 'routes.yaml'));
+  const doc = parseDocument(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8'));
+  for (const [k, v] of Object.entries({ poll_interval_ms: 50, poll_base_ms: 50, poll_max_ms: 200, refresh_after_ms: 0, ...tasks })) doc.setIn(['tasks', k], v);
+  for (const [path, v] of other) doc.setIn(path, v);
+  writeFileSync(join(dir, 'channels.yaml'), String(doc));
+  return dir;
+}
+
+export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
+  const proc = spawn(process.execPath, [join(projectRoot, 'dist/src/main.js')], {
+    env: { ...process.env, PORT: '0', SWITCHYARD_WATCH_CONFIG: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => { out += d; });
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${err}`)), 15_000);
+    proc.stderr!.on('data', (d) => {
+      err += d;
+      const m = /switchyard on (http:\/\/\S+)/.exec(err);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited (${code}): ${err}`)); });
+  });
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  return {
+    url, proc,
+    output: () => out,
+    async kill() { proc.kill('SIGKILL'); await exited; },
+    async stop() { proc.kill('SIGTERM'); return exited; },
+  };
+}
