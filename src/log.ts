@@ -1,41 +1,57 @@
-// Structured logs with pino: one JSON line per request, written asynchronously, secrets redacted.
+// Structured logs with pino: one JSON line per request, written in blocks, every line through the redactor.
 import { pino, type Logger } from 'pino';
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from './pipeline/context.js';
+import type { Redactor } from './redaction/redactor.js';
 
 // Keys never reach these fields, but redaction guards against a future stage logging a raw header.
 // Exact paths only: wildcard redaction costs a walk of every line.
 const redact = ['authorization', 'headers.authorization', 'req.headers.authorization', 'key', 'api_key', 'secret'];
 
+/** Where log lines go: pino's own destination, or anything with `write` (tests capture lines this way). */
+export interface Destination { write(line: string): unknown; flush?(cb?: (err?: Error) => void): void; flushSync?(): void }
+
+export interface Logging {
+  log: Logger;
+  /** Writes one prepared line (the access line) to the same redacted destination. */
+  write(line: string): void;
+  /** Resolves once buffered lines are written, or after 1 s: a stop must never hang on its own log. */
+  flush(): Promise<void>;
+}
+
 /**
  * Lines are buffered and written in blocks (8 KiB, or every 200 ms when quiet), never one syscall per request.
  * A file gets synchronous block writes: one write(2) per ~15 lines beats handing each line to libuv's threadpool,
  * whose wake-ups cost more than the write. Standard output stays asynchronous, as a pipe reader may be slow.
- * A crash can lose the lines of the last 200 ms; `shutdown` flushes them.
+ * A crash can lose the lines of the last 200 ms; `flush` writes them. Every line, pino's and the access line,
+ * passes the redactor on its way out, so a secret a vendor echoed never reaches a log.
  */
-export function createLogger(): Logger {
-  const level = process.env.LOG_LEVEL ?? 'info';
+export function createLogging(redactor: Redactor, dest?: Destination, level = process.env.LOG_LEVEL ?? 'info'): Logging {
   const file = process.env.SWITCHYARD_LOG_FILE;
-  const dest = pino.destination({ dest: file ?? 1, sync: Boolean(file), mkdir: Boolean(file), minLength: 8192, periodicFlush: 200 });
-  return pino({ level, redact, base: { pid: process.pid } }, dest);
+  const inner: Destination = dest ?? pino.destination({ dest: file ?? 1, sync: Boolean(file), mkdir: Boolean(file), minLength: 8192, periodicFlush: 200 });
+  const out: Destination = {
+    write: (line) => inner.write(redactor.text(line)),
+    flush: (cb) => (inner.flush ? inner.flush(cb) : cb?.()),
+    flushSync: () => inner.flushSync?.(),
+  };
+  const log = pino({ level, redact, base: { pid: process.pid } }, out as never);
+  return { log, write: (line) => { out.write(line); }, flush: () => flushWithin(out, 1000) };
 }
 
-/** Resolves once buffered lines are written, or after 1 s: a stop must never hang on its own log. */
-export function flushLog(log: Logger): Promise<void> {
+function flushWithin(d: Destination, ms: number): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, 1000);
+    const timer = setTimeout(resolve, ms);
     const done = () => { clearTimeout(timer); resolve(); };
-    try { log.flush((err) => { if (err) console.error(`log flush failed: ${err.message}`); done(); }); } catch { done(); }
+    try { d.flush ? d.flush((err) => { if (err) console.error(`log flush failed: ${err.message}`); done(); }) : done(); } catch { done(); }
   });
 }
 
 /**
  * The access line has a fixed shape of ids and numbers (never a header or a key), so it is serialized with one
- * JSON.stringify and written to the logger's own destination: a third of the cost of pino's per-field walk, on
- * every request. It carries pino's level, time, pid and msg, so it reads like any other pino line.
+ * JSON.stringify instead of pino's per-field walk, on every request. It carries pino's level, time, pid and msg,
+ * so it reads like any other pino line.
  */
-export function logRequest(log: Logger, ctx: RequestContext, res: ServerResponse): void {
-  if (!log.isLevelEnabled('info')) return;
+export function logRequest(write: (line: string) => void, ctx: RequestContext, res: ServerResponse): void {
   const line = {
     level: 30,
     time: Date.now(),
@@ -43,9 +59,9 @@ export function logRequest(log: Logger, ctx: RequestContext, res: ServerResponse
     req_id: ctx.id,
     route: ctx.route?.id,
     method: ctx.method,
-    path: pathOf(ctx.url),
+    path: bounded(pathOf(ctx.url)),
     token_id: ctx.token?.id,
-    model: ctx.model,
+    model: ctx.model === undefined ? undefined : bounded(ctx.model),
     channel: ctx.channel,
     attempts: ctx.attempts.length ? ctx.attempts : undefined,
     status: res.statusCode,
@@ -58,11 +74,15 @@ export function logRequest(log: Logger, ctx: RequestContext, res: ServerResponse
     usage_estimated: ctx.usageEstimated || undefined,
     reserved: ctx.reserved,
     charged: ctx.charged,
+    uncharged: ctx.uncharged,
     aborted: !res.writableFinished || undefined,
     msg: 'request',
   };
-  (log as unknown as Record<symbol, { write(s: string): unknown }>)[pino.symbols.streamSym].write(`${JSON.stringify(line)}\n`);
+  write(`${JSON.stringify(line)}\n`);
 }
+
+/** Client-chosen strings are cut: a log line must never grow with what a client sends. */
+const bounded = (s: string) => (s.length > 256 ? `${s.slice(0, 256)}…` : s);
 
 const pathOf = (url: string) => {
   const q = url.indexOf('?');

@@ -11,11 +11,13 @@ import { serveTask } from './policies/task-policy.js';
 import { servePassthrough } from './policies/passthrough-policy.js';
 import { serveJson } from './policies/json-policy.js';
 import { logRequest } from './log.js';
+import { RedactingResponse } from './redaction/redacting-response.js';
 import { observeRequest, serveMetrics } from './metrics.js';
 import { serveHealth, serveReady } from './policies/health-policy.js';
 
 export function createGatewayServer(g: Gateway): Server {
-  const server = createServer({ maxHeaderSize: 16 * 1024, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+  const server = createServer({ maxHeaderSize: 16 * 1024, keepAliveTimeout: 65_000, requestTimeout: 0, ServerResponse: RedactingResponse }, (req, res) => {
+    (res as RedactingResponse).redactor = g.redactor;
     void handle(g, req, res);
   });
   server.on('clientError', (err: Error & { code?: string }, socket) => {
@@ -43,7 +45,7 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
   }
   // Logged when the request's work is over (settled, refunded, stream closed), not when the socket closes.
   g.inflight--;
-  logRequest(g.log, ctx, res);
+  if (g.log.isLevelEnabled('info')) logRequest(g.logging.write, ctx, res);
   observeRequest(ctx, res);
 }
 

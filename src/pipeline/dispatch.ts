@@ -96,10 +96,12 @@ export async function upstreamClientError(d: Dispatched, operation: string): Pro
   const nested = (parsed as { error?: unknown })?.error;
   const mapped = (transform ? await transform.run(parsed).catch(() => undefined) : nested && typeof nested === 'object' ? nested : parsed) as
     { message?: unknown; code?: unknown; type?: unknown } | undefined;
-  const secret = d.channel.auth.key;
-  const raw = typeof mapped?.message === 'string' ? mapped.message : `Upstream rejected the request (HTTP ${status})`;
-  const message = secret ? raw.split(secret).join('[redacted]') : raw;
-  const code = (typeof mapped?.code === 'string' || typeof mapped?.code === 'number') && mapped.code !== '' ? String(mapped.code) : 'upstream_error';
-  const type = typeof mapped?.type === 'string' && mapped.type ? mapped.type : 'upstream_error';
+  const raw = typeof mapped?.message === 'string' && mapped.message ? mapped.message : `Upstream rejected the request (HTTP ${status})`;
+  // A vendor's words are relayed bounded; codes and types only when they look like identifiers.
+  const message = raw.length > 500 ? `${raw.slice(0, 500)}…` : raw;
+  const code = identifier(typeof mapped?.code === 'number' ? String(mapped.code) : mapped?.code) ?? 'upstream_error';
+  const type = identifier(mapped?.type) ?? 'upstream_error';
   return GatewayError.fromUpstream(status, code, message, type);
 }
+
+const identifier = (v: unknown) => (typeof v === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(v) ? v : undefined);

@@ -31,18 +31,29 @@ export function applyAuth(auth: Auth, out: Outgoing): string {
 
 const b64url = (v: string | Buffer) => Buffer.from(v).toString('base64url');
 const jwtHeader = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-let cached: { key: string; token: string; until: number } | undefined;
+// One token per key pair, reused until a minute before expiry so the hot path signs rarely.
+const minted = new Map<string, { token: string; until: number }>();
+let mintVersion = 0;
 
-/** HS256 JWT with iss=key; reused until a minute before expiry so the hot path signs rarely. */
+/** HS256 JWT with iss=key, cached per key pair. */
 export function mintJwt(key: string, secret: string, ttlS: number, now = Date.now()): string {
-  if (cached && cached.key === `${key}\u0000${secret}` && cached.until > now) return cached.token;
+  const slot = `${key}\u0000${secret}`;
+  const cached = minted.get(slot);
+  if (cached && cached.until > now) return cached.token;
   const iat = Math.floor(now / 1000);
   const payload = b64url(JSON.stringify({ iss: key, exp: iat + ttlS, nbf: iat - 5 }));
   const sig = createHmac('sha256', secret).update(`${jwtHeader}.${payload}`).digest('base64url');
   const token = `${jwtHeader}.${payload}.${sig}`;
-  cached = { key: `${key}\u0000${secret}`, token, until: now + (ttlS - 60) * 1000 };
+  minted.set(slot, { token, until: now + (ttlS - 60) * 1000 });
+  mintVersion++;
   return token;
 }
+
+/** Tokens minted from channel secrets are credentials too: the redactor masks the live ones. */
+export const mintedSecrets = {
+  version: () => mintVersion,
+  current: (now: number) => [...minted.values()].filter((m) => m.until + 60_000 > now).map((m) => m.token),
+};
 
 const sha256 = (v: string | Buffer) => createHash('sha256').update(v).digest('hex');
 const hmac = (k: string | Buffer, v: string) => createHmac('sha256', k).update(v).digest();

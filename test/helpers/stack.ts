@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { startSimulator, type Simulator } from '../../simulator/server.js';
 import { startGateway, type Running } from '../../src/start.js';
 import { projectRoot } from '../../src/config/load-config.js';
@@ -42,9 +41,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 async function gatewayOn(sim: Simulator, storeUri: string, opts: StackOptions): Promise<Stack> {
   const lines: string[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
-  const logger = pino({ level: 'debug' }, sink);
+
   const env = { ...process.env, SWITCHYARD_SIM_URL: sim.url, ...opts.env };
-  const boot = () => startGateway({ port: 0, configDir: opts.configDir, storeUri, env, logger });
+  const boot = () => startGateway({ port: 0, configDir: opts.configDir, storeUri, env, logDestination: sink, logLevel: 'debug' });
   let gw = await boot();
   const stack: Stack = {
     sim,
