@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { openStore } from '../src/store/open-store.js';
-import { quotaContract, taskIndexContract, type StoreMaker } from './helpers/store-contract.js';
+import { quotaContract, recoveryContract, taskIndexContract, type StoreMaker } from './helpers/store-contract.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 
 const skip = redisSkip('the Redis store tests');
@@ -47,6 +47,8 @@ quotaContract('sqlite', sqliteMaker());
 quotaContract('redis', redisMaker(), { skip });
 taskIndexContract('sqlite', sqliteMaker());
 taskIndexContract('redis', redisMaker(), { skip });
+recoveryContract('sqlite', sqliteMaker());
+recoveryContract('redis', redisMaker(), { skip });
 
 test('redis store: describe names it (without a password); an unreachable server fails fast at open', { skip, timeout: 20_000 }, async () => {
   const store = await openStore(`${redis!.uri}/3`);

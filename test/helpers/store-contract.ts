@@ -103,6 +103,77 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
   });
 }
 
+export function recoveryContract(name: string, make: StoreMaker, opts: Opts = {}): void {
+  const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} recovery: ${title}`, { ...opts, timeout: 20_000 }, async () => {
+    const a = await make.fresh();
+    const b = await make.again();
+    try { await fn(a, b); } finally { await b.close(); await a.close(); }
+  });
+
+  t('open reservations are listed by owner until closed; a settle reads the amount from the store and caps the charge', async (a, b) => {
+    const acct = uid('acct');
+    await a.quota.createAccount(acct, 100);
+    // Durable: written through on every store (SQLite keeps request-scoped ones in its process's hold).
+    assert.equal(await a.quota.reserve(acct, 'o1', 30, 'durable'), true);
+    assert.equal(await a.quota.reserve(acct, 'o2', 20, 'durable'), true);
+    const open = await b.quota.openOf(a.instance);
+    assert.deepEqual(open.map((o) => [o.request, o.amount, o.scope, o.owner]).sort(), [['o1', 30, 'durable', a.instance], ['o2', 20, 'durable', a.instance]]);
+    assert.ok((await b.quota.openOwners()).includes(a.instance));
+    assert.deepEqual(await b.quota.settle(acct, 'o1', 999, 45), { charged: 30, uncharged: 15 }, 'the store\'s 30, not the caller\'s 999');
+    assert.deepEqual(await b.quota.settle(acct, 'o1', 30, 10), { charged: 30, uncharged: 15 }, 'a repeated settle answers the first');
+    await b.quota.refund(acct, 'o2', 20);
+    assert.deepEqual(await a.quota.openOf(a.instance), []);
+    assert.equal(await a.quota.reservationOf('o1'), undefined);
+    assert.equal(await a.quota.balance(acct), 70);
+    const settle = (await a.quota.entries(acct)).find((e) => e.entry === 'o1:close')!;
+    assert.deepEqual([settle.kind, settle.amount, settle.uncharged], ['settle', 0, 15]);
+  });
+
+  t('an instance is alive while open and dead once closed; another sees it', async (a, b) => {
+    assert.deepEqual([...await b.alive([a.instance, 'i_nobody'])], [a.instance]);
+    const gone = a.instance;
+    await a.close();
+    assert.deepEqual([...await b.alive([gone])], []);
+  });
+
+  t('jobs: one claim at a time across instances; a newer schedule survives the older run\'s done; retry counts attempts', async (a, b) => {
+    const qa = a.jobs('cb');
+    const qb = b.jobs('cb');
+    const now = Date.now();
+    await qa.schedule('j1', now - 1);
+    await qa.schedule('j2', now + 60_000);
+    const [x, y] = await Promise.all([qa.claim('A', now, now + 1000, 10), qb.claim('B', now, now + 1000, 10)]);
+    assert.deepEqual([...x, ...y].map((j) => [j.id, j.attempt]), [['j1', 1]], 'due jobs only, claimed once');
+    const job = [...x, ...y][0];
+    await qb.schedule('j1', now); // the state changed while j1 was being delivered
+    await qa.done(job);
+    assert.equal(await qa.count(), 2, 'the newer schedule is kept');
+    const [again] = await qb.claim('B', now + 1, now + 1000, 10);
+    assert.equal(again.version, job.version + 1);
+    await qb.retry(again, now + 5);
+    assert.deepEqual(await qa.claim('A', now + 2, now + 1000, 10), [], 'not due yet');
+    const [third] = await qa.claim('A', now + 10, now + 1000, 10);
+    assert.equal(third.attempt, 2);
+    await qa.done(third);
+    assert.equal(await qb.count(), 1);
+  });
+
+  t('pending submits and leases are listed with their owners', async (a, b) => {
+    const now = Date.now();
+    await a.tasks.open('p1', 'g', undefined, now);
+    await b.tasks.open('p2', 'g', undefined, now);
+    await b.tasks.setChannel('p2', 'ch');
+    const pending = await b.tasks.pending();
+    assert.deepEqual(pending.map((p) => [p.id, p.owner]), [['p1', a.instance]]);
+    assert.ok(Math.abs(pending[0].opened_at - now) < 5000);
+    assert.equal(await a.tasks.setChannel('gone', 'ch'), false);
+    assert.deepEqual(await a.tasks.claimDue('A', now + 1, now + 10_000, 10), [{ id: 'p2', channel: 'ch' }]);
+    assert.deepEqual(await b.tasks.leased(now + 2), [{ id: 'p2', owner: 'A' }]);
+    await b.tasks.reschedule('p2', now);
+    assert.deepEqual(await b.tasks.leased(now + 2), []);
+  });
+}
+
 export function taskIndexContract(name: string, make: StoreMaker, opts: Opts = {}): void {
   const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} task index: ${title}`, { ...opts, timeout: 20_000 }, async () => {
     const a = await make.fresh();
