@@ -10,6 +10,9 @@ import { CircuitBreakers } from './pipeline/circuit-breaker.js';
 import { CallbackDelivery } from './tasks/callbacks.js';
 import type { Redactor } from './redaction/redactor.js';
 import type { Logging } from './log.js';
+import { BodyBudget } from './http/body-budget.js';
+import type { BodyLimits } from './http/read-body.js';
+import type { RequestContext } from './pipeline/context.js';
 
 export class Gateway {
   runtime!: Runtime;
@@ -20,8 +23,10 @@ export class Gateway {
   readonly tasks: TaskRepo;
   readonly breakers: CircuitBreakers;
   readonly callbacks: CallbackDelivery;
-  /** Requests being served; a graceful shutdown waits for it to reach zero. */
-  inflight = 0;
+  /** Requests being served (downloads and streams included); a stop waits for them, then cuts what is left. */
+  readonly active = new Set<RequestContext>();
+  /** Memory held by request bodies, all requests together. */
+  readonly bodies = new BodyBudget(() => this.runtime.server.max_body_memory_bytes);
 
   constructor(runtime: Runtime, readonly store: Store, readonly logging: Logging, readonly redactor: Redactor) {
     this.log = logging.log;
@@ -31,6 +36,15 @@ export class Gateway {
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.callbacks = new CallbackDelivery(this);
     this.swap(runtime);
+  }
+
+  get inflight(): number {
+    return this.active.size;
+  }
+
+  /** How a request's body may be read: its route's size, the server's pause bound and shared memory, its abort. */
+  bodyLimits(ctx: RequestContext, maxBytes: number): BodyLimits {
+    return { maxBytes, idleMs: this.runtime.server.body_idle_timeout_ms, budget: this.bodies, signal: ctx.abort.signal, cleanup: ctx.cleanup };
   }
 
   /** Replaces the config in one assignment: requests already running keep the runtime they started with. */

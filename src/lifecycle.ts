@@ -4,22 +4,29 @@ import type { Gateway } from './gateway.js';
 import { loadRuntime } from './config/load-config.js';
 import { ConfigError, formatDiagnostic } from './config/diagnostics.js';
 
-/** Stops accepting, waits for in-flight requests (streams included) up to the deadline, then cuts the rest. */
+/**
+ * Stops accepting, waits for in-flight requests (streams and downloads included) up to the deadline, then cuts the
+ * rest: each request's abort fires, so a stream ends with a final error event and `[DONE]`, a request still waiting
+ * gets a 503, and every cut request refunds or settles before the connections close. Returns within the deadline
+ * plus half a second, whatever the upstreams do.
+ */
 export async function drain(server: Server, g: Gateway, deadlineMs: number): Promise<{ drained: boolean; cut: number }> {
   server.close();
   server.closeIdleConnections();
   const until = Date.now() + deadlineMs;
-  while (g.inflight > 0 && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 25));
+  while (g.active.size > 0 && Date.now() < until) {
+    await sleep(25);
     server.closeIdleConnections();
   }
-  const cut = g.inflight;
+  const cut = g.active.size;
+  for (const ctx of g.active) ctx.abort.abort('shutdown');
+  const settleUntil = Date.now() + 500;
+  while (g.active.size > 0 && Date.now() < settleUntil) await sleep(10);
   server.closeAllConnections();
-  // Cut requests still settle (their handlers see the close): give them a moment to write the ledger.
-  const settleUntil = Date.now() + 2000;
-  while (g.inflight > 0 && Date.now() < settleUntil) await new Promise((r) => setTimeout(r, 10));
   return { drained: cut === 0, cut };
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function reloadConfig(g: Gateway, configDir: string | undefined, env: NodeJS.ProcessEnv): { ok: boolean; hash: string; errors?: string } {
   try {

@@ -15,8 +15,8 @@ export interface Logging {
   log: Logger;
   /** Writes one prepared line (the access line) to the same redacted destination. */
   write(line: string): void;
-  /** Resolves once buffered lines are written, or after 1 s: a stop must never hang on its own log. */
-  flush(): Promise<void>;
+  /** Resolves once buffered lines are written, or after `withinMs`: a stop must never hang on its own log. */
+  flush(withinMs: number): Promise<void>;
 }
 
 /**
@@ -35,7 +35,7 @@ export function createLogging(redactor: Redactor, dest?: Destination, level = pr
     flushSync: () => inner.flushSync?.(),
   };
   const log = pino({ level, redact, base: { pid: process.pid } }, out as never);
-  return { log, write: (line) => { out.write(line); }, flush: () => flushWithin(out, 1000) };
+  return { log, write: (line) => { out.write(line); }, flush: (withinMs) => flushWithin(out, withinMs) };
 }
 
 function flushWithin(d: Destination, ms: number): Promise<void> {
@@ -64,7 +64,7 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     model: ctx.model === undefined ? undefined : bounded(ctx.model),
     channel: ctx.channel,
     attempts: ctx.attempts.length ? ctx.attempts : undefined,
-    status: res.statusCode,
+    status: ctx.logStatus ?? res.statusCode,
     error_code: ctx.errorCode,
     outcome: ctx.outcome,
     latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,

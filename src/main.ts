@@ -32,7 +32,9 @@ function onSignals(running: Running): void {
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    void running.shutdown(drainMs).then(() => process.exit(0));
+    // The stop's own bound: whatever hangs (a vendor, the store, the log), the process is gone a second after the drain.
+    setTimeout(() => { console.error('stop overran its deadline; exiting'); process.exit(1); }, drainMs + 1000).unref();
+    void running.shutdown(drainMs).then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

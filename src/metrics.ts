@@ -22,6 +22,7 @@ const quotaReserved = quotaMoved.child('reserved');
 const quotaCharged = quotaMoved.child('charged');
 const quotaReturned = quotaMoved.child('returned');
 const quotaUncharged = quotaMoved.child('uncharged');
+const disconnects = new FastCounter('switchyard_client_disconnects_total', 'Requests whose client went away before the answer was complete (logged as 499).', [], registry).child();
 
 /** Per-route series, looked up once per route, channel and status. */
 function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
@@ -36,7 +37,7 @@ const perChannel = new Map<string, { inc(): void; upstream: { observe(v: number)
 export function observeRequest(ctx: RequestContext, res: ServerResponse): void {
   const route = ctx.route?.id ?? 'unmatched';
   const channel = ctx.channel ?? '';
-  const status = String(res.statusCode);
+  const status = String(ctx.logStatus ?? res.statusCode);
   const r = cached(perRoute, route, () => ({ duration: duration.child(route), added: added.child(route) }));
   const c = cached(perChannel, `${route}\u0000${channel}\u0000${status}`, () => ({ ...requests.child(route, channel, status), upstream: upstream.child(route, channel) }));
   c.inc();
@@ -47,12 +48,15 @@ export function observeRequest(ctx: RequestContext, res: ServerResponse): void {
   if (ctx.charged) quotaCharged.inc(ctx.charged);
   if (ctx.reserved !== undefined && ctx.charged !== undefined) quotaReturned.inc(Math.max(0, ctx.reserved - ctx.charged));
   if (ctx.uncharged) quotaUncharged.inc(ctx.uncharged);
+  if (ctx.logStatus === 499) disconnects.inc();
 }
 
 const openTasks = new Gauge({ name: 'switchyard_tasks_open', help: 'Unfinished tasks in the store.', registers: [registry] });
+const inFlight = new Gauge({ name: 'switchyard_requests_in_flight', help: 'Requests being served (streams and downloads included).', registers: [registry] });
 
 export async function serveMetrics(g: Gateway, res: ServerResponse): Promise<void> {
   openTasks.set(await g.store.tasks.count());
+  inFlight.set(g.inflight);
   const text = await registry.metrics();
   res.writeHead(200, { 'content-type': registry.contentType, 'content-length': Buffer.byteLength(text) });
   res.end(text);

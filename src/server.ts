@@ -1,8 +1,10 @@
 // The HTTP server. A request's whole path reads top-down from `handle`:
 // match route → authenticate → rate limit → policy (read body, validate, reserve quota, dispatch, relay, settle) → log.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Gateway } from './gateway.js';
-import { sendError, shapeA, toGatewayError } from './http/errors.js';
+import { GatewayError, sendError, shapeA, toGatewayError } from './http/errors.js';
+import { ClientGone } from './http/read-body.js';
 import { newContext, type RequestContext } from './pipeline/context.js';
 import { authenticate } from './pipeline/authenticate.js';
 import { serveStream } from './policies/stream-policy.js';
@@ -11,28 +13,66 @@ import { serveTask } from './policies/task-policy.js';
 import { servePassthrough } from './policies/passthrough-policy.js';
 import { serveJson } from './policies/json-policy.js';
 import { logRequest } from './log.js';
-import { RedactingResponse } from './redaction/redacting-response.js';
 import { observeRequest, serveMetrics } from './metrics.js';
 import { serveHealth, serveReady } from './policies/health-policy.js';
+import { RedactingResponse } from './redaction/redacting-response.js';
+import { maxOpenFiles } from './http/open-files.js';
 
 export function createGatewayServer(g: Gateway): Server {
-  const server = createServer({ maxHeaderSize: 16 * 1024, keepAliveTimeout: 65_000, requestTimeout: 0, ServerResponse: RedactingResponse }, (req, res) => {
+  const limits = g.runtime.server;
+  const server = createServer({
+    ServerResponse: RedactingResponse,
+    maxHeaderSize: 16 * 1024,
+    headersTimeout: limits.header_timeout_ms,
+    requestTimeout: Math.max(limits.request_timeout_ms, limits.header_timeout_ms + 1),
+    keepAliveTimeout: limits.keep_alive_timeout_ms,
+    // Node checks the two timeouts above this often; its 30 s default would let a slow client stay 30 s longer.
+    connectionsCheckingInterval: Math.min(1000, limits.header_timeout_ms),
+  }, (req, res) => {
+    if (overCap.has(req.socket)) { res.destroy(); return; }
     (res as RedactingResponse).redactor = g.redactor;
     void handle(g, req, res);
   });
+  capConnections(server, Math.min(limits.max_connections, maxOpenFiles() - 512));
   server.on('clientError', (err: Error & { code?: string }, socket) => {
     if (!socket.writable) { socket.destroy(); return; }
-    const big = err.code === 'HPE_HEADER_OVERFLOW';
-    const body = shapeA(big ? 'Request headers too large' : 'Malformed HTTP request', 'invalid_request_error', big ? 'request_header_too_large' : 'invalid_request');
-    socket.end(`HTTP/1.1 ${big ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const [status, code, message] = clientErrorAnswer(err.code);
+    const body = shapeA(message, 'invalid_request_error', code);
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
   return server;
+}
+
+function clientErrorAnswer(code: string | undefined): [string, string, string] {
+  if (code === 'HPE_HEADER_OVERFLOW') return ['431 Request Header Fields Too Large', 'request_header_too_large', 'Request headers too large'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return ['408 Request Timeout', 'request_timeout', 'The request was not received in time'];
+  return ['400 Bad Request', 'invalid_request', 'Malformed HTTP request'];
+}
+
+const overCap = new WeakSet<Socket>();
+
+/** One connection past the cap is answered 503 and closed, so the connections already open keep being served. */
+function capConnections(server: Server, max: number): void {
+  let open = 0;
+  const body = shapeA('The gateway has too many open connections; retry shortly', 'platform_api_error', 'server_busy');
+  server.on('connection', (socket: Socket) => {
+    if (open >= max) {
+      overCap.add(socket); // whatever request it sends is never served
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\nretry-after: 1\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.setTimeout(1000, () => socket.destroy());
+      return;
+    }
+    open++;
+    socket.once('close', () => { open--; });
+  });
 }
 
 async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const ctx = newContext(req.method ?? 'GET', req.url ?? '/');
   res.setHeader('x-request-id', ctx.id);
-  g.inflight++;
+  g.active.add(ctx);
+  // A client that leaves aborts everything its request still awaits (body read, upstream call, relay).
+  res.once('close', () => { if (!res.writableFinished && !ctx.abort.signal.aborted) ctx.abort.abort('client_gone'); });
   try {
     const { route, params } = g.routes.match(ctx.method, pathOf(ctx.url));
     ctx.route = route;
@@ -41,10 +81,13 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
     if (ctx.token) await g.limiter.takeShared(ctx.token.id, route.limits.rateLimit ?? g.runtime.groups.get(ctx.token.group)?.rate_limit);
     await runPolicy(g, ctx, req, res);
   } catch (err) {
-    fail(g, ctx, res, err);
+    await fail(g, ctx, res, err);
+  } finally {
+    for (const undo of ctx.cleanup) undo();
+    g.active.delete(ctx);
   }
   // Logged when the request's work is over (settled, refunded, stream closed), not when the socket closes.
-  g.inflight--;
+  if (ctx.abort.signal.reason === 'client_gone') ctx.logStatus = 499;
   if (g.log.isLevelEnabled('info')) logRequest(g.logging.write, ctx, res);
   observeRequest(ctx, res);
 }
@@ -62,11 +105,25 @@ async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, 
   }
 }
 
-function fail(g: Gateway, ctx: RequestContext, res: ServerResponse, err: unknown): void {
-  const e = toGatewayError(err);
+async function fail(g: Gateway, ctx: RequestContext, res: ServerResponse, err: unknown): Promise<void> {
+  const reason = ctx.abort.signal.reason;
+  if (reason === 'client_gone' || err instanceof ClientGone) { ctx.errorCode = 'client_gone'; return; }
+  const e = reason === 'shutdown' ? new GatewayError('shutting_down') : toGatewayError(err);
   ctx.errorCode = e.code;
   if (e.code === 'internal_error') g.log.error({ req_id: ctx.id, err }, 'unhandled error');
-  if (!res.destroyed) sendError(res, e, ctx.id, ctx.route?.errorType);
+  if (res.destroyed) return;
+  await inFamilyShape(ctx, e);
+  sendError(res, e, ctx.id, ctx.route?.errorType);
+}
+
+/** Routes of a family with its own error shape answer in it; saturated task routes may ask for Shape B. */
+async function inFamilyShape(ctx: RequestContext, e: GatewayError): Promise<void> {
+  const route = ctx.route;
+  if (!route || e.answer !== undefined) return;
+  if (e.code === 'too_many_requests' && route.task?.saturatedShape === 'B') e.shape = 'B';
+  if (!route.errorAnswer) return;
+  const message = `${e.message} (request id: ${ctx.id})`;
+  e.answer = await route.errorAnswer.run({}, { status: e.status, code: e.code, message }).catch(() => undefined);
 }
 
 const pathOf = (url: string) => {

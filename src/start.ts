@@ -66,15 +66,15 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       server.closeAllConnections();
       await background(1000);
       await store.close();
-      await logging.flush();
+      await logging.flush(1000);
     },
     async shutdown(deadlineMs) {
       const result = await drain(server, gateway, deadlineMs);
-      await background(1000);
+      await background(200); // a poll hung on a vendor is abandoned: its lease lets another instance retry it
       await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
       await store.close();
       log.info({ ...result }, 'switchyard stopped');
-      await logging.flush();
+      await logging.flush(200);
       return result;
     },
     reload() {

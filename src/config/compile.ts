@@ -5,7 +5,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { CheckedConfig } from './check.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import { compileTransform } from '../transform/compile-transform.js';
-import { defaultLimits, defaultTaskSettings, defaultTimeouts, type CompiledChannel, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
+import { defaultLimits, defaultServerLimits, defaultTaskSettings, defaultTimeouts, type CompiledChannel, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
 import type { Channel } from '../types/generated/channels.js';
 import type { RouteLimits, Route } from '../types/generated/routes.js';
 import type { CompiledTaskRoute } from './runtime.js';
@@ -26,6 +26,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     validate: r.body_schema ? registry.get(r.body_schema) : undefined,
     model: r.model,
     modelExpr: r.model_expr ? compileTransform(r.model_expr, transformMs) : undefined,
+    errorAnswer: r.error_answer ? compileTransform(r.error_answer, transformMs) : undefined,
     multipart: r.multipart ?? false,
     priceInputs: compilePriceInputs(r.price_inputs),
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
@@ -37,6 +38,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
   const hash = createHash('sha256').update(JSON.stringify([cfg.routes, cfg.channels])).digest('hex').slice(0, 16);
   return {
     hash,
+    server: { ...defaultServerLimits, ...cfg.routes.server },
     routes,
     channels,
     secrets: cfg.resolvedChannels.flatMap((c) => [c.auth?.key, c.auth?.secret].filter((x): x is string => Boolean(x))),
@@ -45,7 +47,10 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     maxAttempts: dispatch.max_attempts ?? 3,
     tokenCacheMs: dispatch.token_cache_ms ?? 2000,
     promptBytesPerToken: cfg.channels.billing?.prompt_bytes_per_token ?? 4,
-    breaker: { failures: dispatch.breaker_failures ?? 5, openMs: dispatch.breaker_open_ms ?? 30_000 },
+    breaker: {
+      windowMs: dispatch.breaker_window_ms ?? 60_000, minRequests: dispatch.breaker_min_requests ?? 20,
+      failureRate: dispatch.breaker_failure_rate ?? 0.5, openMs: dispatch.breaker_open_ms ?? 30_000,
+    },
     tasks: { ...defaultTaskSettings, ...cfg.channels.tasks },
     callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks },
     modelSchemas,
@@ -61,7 +66,6 @@ function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTa
     action: t.action, family: t.family, families: t.families,
     answer: t.answer ? compileTransform(t.answer, ms) : undefined,
     saturatedShape: t.saturated_shape ?? 'A',
-    saturatedAnswer: t.saturated_answer ? compileTransform(t.saturated_answer, ms) : undefined,
     listAnswer: t.list_answer ? compileTransform(t.list_answer, ms) : undefined,
     callback: t.callback,
     refs: t.refs ?? [],
@@ -108,6 +112,7 @@ function compileChannel(c: Channel, transformMs: number): CompiledChannel {
     timeouts: { ...defaultTimeouts, ...c.timeouts },
     operations,
     agent: baseUrl.protocol === 'https:' ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts),
+    privateNetwork: c.private_network === true,
   };
 }
 

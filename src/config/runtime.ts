@@ -3,8 +3,9 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { ValidateFunction } from 'ajv';
 import type { Transform } from '../transform/compile-transform.js';
 import type { Auth, Model, Group, Timeouts, TaskSettings, CallbackSettings } from '../types/generated/channels.js';
-import type { Route, RateLimit } from '../types/generated/routes.js';
+import type { Route, RateLimit, ServerLimits } from '../types/generated/routes.js';
 import type { CompiledPriceInputs } from '../billing/price-inputs.js';
+import type { BreakerSettings } from '../pipeline/circuit-breaker.js';
 
 export interface RouteLimitsResolved {
   maxBodyBytes: number;
@@ -22,6 +23,8 @@ export interface CompiledRoute {
   policy: Route['policy'];
   auth: boolean;
   errorType?: string;
+  /** The body of every error on the route in its family's own shape (bindings $status, $code, $message). */
+  errorAnswer?: Transform;
   limits: RouteLimitsResolved;
   validate?: ValidateFunction;
   /** Fixed model, or an expression picking it from the body; otherwise `body.model`. */
@@ -39,7 +42,6 @@ export interface CompiledTaskRoute {
   families?: string[];
   answer?: Transform;
   saturatedShape: 'A' | 'B';
-  saturatedAnswer?: Transform;
   listAnswer?: Transform;
   callback?: { field: string; route?: string };
   refs: string[];
@@ -93,10 +95,14 @@ export interface CompiledChannel {
   timeouts: Required<Timeouts>;
   operations: Map<string, CompiledOperation>;
   agent: HttpAgent;
+  /** The vendor lives on a network the operator trusts: its result URLs may point to private addresses. */
+  privateNetwork: boolean;
 }
 
 export interface Runtime {
   hash: string;
+  /** Client connection bounds (read at start: a reload does not change a running listener). */
+  server: Required<ServerLimits>;
   routes: CompiledRoute[];
   channels: CompiledChannel[];
   /** Every resolved channel secret (keys, secrets): no answer and no log line may carry one. */
@@ -107,7 +113,7 @@ export interface Runtime {
   tokenCacheMs: number;
   /** Prompt tokens are estimated as body bytes divided by this. */
   promptBytesPerToken: number;
-  breaker: { failures: number; openMs: number };
+  breaker: BreakerSettings;
   tasks: Required<TaskSettings>;
   callbacks: Required<CallbackSettings>;
   /** Per-model request schemas (a family's own rules). */
@@ -132,3 +138,8 @@ export const defaultTaskSettings: Required<TaskSettings> = {
 };
 
 export const defaultTimeouts: Required<Timeouts> = { connect_ms: 5000, first_byte_ms: 60000, idle_ms: 120000 };
+
+export const defaultServerLimits: Required<ServerLimits> = {
+  header_timeout_ms: 30_000, body_idle_timeout_ms: 30_000, request_timeout_ms: 300_000, keep_alive_timeout_ms: 75_000,
+  max_connections: 10_000, max_body_memory_bytes: 256 << 20,
+};

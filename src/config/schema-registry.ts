@@ -55,7 +55,8 @@ export function describeAjvErrors(errors: ErrorObject[] | null | undefined, root
 
 export function describeOne(e: ErrorObject, root = 'body'): string {
   const field = pointerToField(e.instancePath);
-  const name = (f: string) => (f ? `\`${f}\`` : root);
+  // Field names may be the client's own (an unexpected property): quoted, never at full length.
+  const name = (f: string) => (f ? `\`${f.length > 100 ? `${f.slice(0, 100)}…` : f}\`` : root);
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':

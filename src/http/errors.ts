@@ -23,6 +23,9 @@ export const catalog = {
   task_not_found: { status: 404, type: 'invalid_request_error', message: 'Task not found' },
   task_not_completed: { status: 400, type: 'invalid_request_error', message: 'Task is not completed yet' },
   task_failed: { status: 400, type: 'platform_api_error', message: 'The upstream refused the task' },
+  request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request was not received in time' },
+  server_busy: { status: 503, type: 'platform_api_error', message: 'The gateway is at capacity; retry shortly' },
+  shutting_down: { status: 503, type: 'platform_api_error', message: 'The gateway is shutting down; retry on another instance' },
   internal_error: { status: 500, type: 'platform_api_error', message: 'Internal gateway error' },
 } satisfies Record<string, CatalogEntry>;
 
@@ -55,6 +58,9 @@ export class GatewayError extends Error {
   }
 }
 
+/** A client-supplied value quoted in a message, cut short: an answer never grows with what a client sent. */
+export const clip = (s: string, max = 64) => (s.length > max ? `${s.slice(0, max)}…` : s);
+
 /** Shape A body. `param` is always the empty string, as the contract shows. */
 export function shapeA(message: string, type: string, code: string): string {
   return JSON.stringify({ error: { message, type, param: '', code } });
@@ -74,9 +80,9 @@ export function sendError(res: ServerResponse, err: GatewayError, requestId: str
   res.end(body);
 }
 
-// A route's error_type replaces platform-level types only; key and request faults keep their own.
+// A route's error_type is the type of every Shape A error on it (the unified video routes: platform_api_error).
 function pickType(err: GatewayError, override?: string): string {
-  return override && err.type === 'platform_api_error' ? override : err.type;
+  return override ?? err.type;
 }
 
 export function toGatewayError(err: unknown): GatewayError {

@@ -1,47 +1,146 @@
-// Reads multipart/form-data with the platform's own parser: fields become properties, files become base64 objects.
+// multipart/form-data in bounded memory. Uploads are read as a stream: fields become body properties, files are
+// spooled to disk as they arrive and become {filename, content_type, size, path} (never held in memory). Bodies sent
+// to vendors are streamed too: parts are written one after another, files read back from disk.
 import type { IncomingMessage } from 'node:http';
+import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import busboy from 'busboy';
 import { GatewayError } from './errors.js';
+import { ClientGone, type BodyLimits } from './read-body.js';
 
-export interface FilePart { filename: string; content_type: string; size: number; data: string }
+/** A file: spooled upload (`path`) or inline data (`data`, base64, e.g. from a data URI). */
+export interface FilePart { filename: string; content_type: string; size: number; path?: string; data?: string }
 
 export const isMultipart = (req: IncomingMessage) => (req.headers['content-type'] ?? '').startsWith('multipart/form-data');
 
-export async function parseMultipart(raw: Buffer, contentType: string): Promise<Record<string, unknown>> {
-  let form: FormData;
+const spoolDir = join(tmpdir(), 'switchyard-spool');
+const maxFieldBytes = 1 << 20; // a text field is a prompt or an option, never a file
+const maxParts = 64;
+
+export function readMultipart(req: IncomingMessage, o: BodyLimits): Promise<Record<string, unknown>> {
+  if (o.signal.aborted || req.destroyed) return Promise.reject(new ClientGone('client closed the connection'));
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > o.maxBytes) { req.resume(); return Promise.reject(new GatewayError('request_too_large', `Request body exceeds ${o.maxBytes} bytes`)); }
+  let parser: busboy.Busboy;
   try {
-    form = await new Response(new Blob([raw as Uint8Array<ArrayBuffer>]), { headers: { 'content-type': contentType } }).formData();
+    parser = busboy({ headers: req.headers, limits: { fieldSize: maxFieldBytes, parts: maxParts, fieldNameSize: 200 } });
   } catch {
-    throw new GatewayError('invalid_request', 'Request body is not valid multipart/form-data');
+    return Promise.reject(new GatewayError('invalid_request', 'Request body is not valid multipart/form-data'));
   }
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of form.entries()) {
-    const item = typeof value === 'string' ? value : await filePart(value);
-    const key = name.endsWith('[]') ? name.slice(0, -2) : name;
-    const prev = out[key];
-    out[key] = prev === undefined ? (name.endsWith('[]') ? [item] : item) : Array.isArray(prev) ? [...prev, item] : [prev, item];
-  }
-  return out;
+  return new Promise((resolve, reject) => {
+    const out: Record<string, unknown> = {};
+    const writes: Promise<void>[] = [];
+    let size = 0;
+    let heldFields = 0;
+    let failed = false;
+    let timer: NodeJS.Timeout | undefined;
+    const files = new Set<NodeJS.WritableStream & { destroy(): void }>();
+    o.cleanup.push(() => o.budget.give(heldFields));
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
+      clearTimeout(timer);
+      o.signal.removeEventListener('abort', onGone);
+      req.unpipe(parser);
+      req.resume();
+      for (const f of files) f.destroy(); // no spool file stays open after a failed upload
+      reject(err);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail(new GatewayError('request_timeout', `No request body bytes for ${o.idleMs} ms`, { headers: { connection: 'close' } })), o.idleMs);
+    };
+    const grow = (n: number) => {
+      size += n;
+      if (size > o.maxBytes) fail(new GatewayError('request_too_large', `Request body exceeds ${o.maxBytes} bytes`));
+    };
+    const onGone = () => fail(new ClientGone('client closed the connection'));
+    req.on('data', arm);
+    req.once('close', () => { if (!req.complete) onGone(); });
+    o.signal.addEventListener('abort', onGone, { once: true });
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) return fail(new GatewayError('invalid_request', `Field \`${name.slice(0, 100)}\` is longer than ${maxFieldBytes} bytes`));
+      const n = Buffer.byteLength(value);
+      if (!o.budget.take(n)) return fail(new GatewayError('server_busy', 'Too many request bodies are being received at once; retry shortly'));
+      heldFields += n;
+      grow(n);
+      add(out, name, value);
+    });
+    parser.on('file', (name, stream, info) => {
+      const path = spoolFile(o.cleanup);
+      const part: FilePart = { filename: info.filename ?? 'file', content_type: info.mimeType || 'application/octet-stream', size: 0, path };
+      add(out, name, part);
+      stream.on('data', (c: Buffer) => { part.size += c.length; grow(c.length); });
+      stream.on('error', () => fail(new GatewayError('invalid_request', 'Request body is not valid multipart/form-data')));
+      const file = createWriteStream(path);
+      files.add(file);
+      const written = new Promise<void>((done, bad) => stream.pipe(file).once('finish', () => { files.delete(file); done(); }).once('error', bad));
+      written.catch(() => undefined); // a failed upload is reported once, by fail(); this must not surface unhandled
+      writes.push(written);
+    });
+    parser.once('partsLimit', () => fail(new GatewayError('invalid_request', `A multipart body may have at most ${maxParts} parts`)));
+    parser.on('error', () => fail(new GatewayError('invalid_request', 'Request body is not valid multipart/form-data')));
+    parser.once('close', () => {
+      clearTimeout(timer);
+      Promise.all(writes).then(() => { if (!failed) { o.signal.removeEventListener('abort', onGone); resolve(out); } }, () => fail(new GatewayError('server_busy', 'An upload could not be stored; retry shortly')));
+    });
+    arm();
+    req.pipe(parser);
+  });
 }
 
-async function filePart(f: File): Promise<FilePart> {
-  const data = Buffer.from(await f.arrayBuffer()).toString('base64');
-  return { filename: f.name, content_type: f.type || 'application/octet-stream', size: f.size, data };
+/** A unique file in the spool directory, removed at the end of the request. */
+function spoolFile(cleanup: (() => void)[]): string {
+  mkdirSync(spoolDir, { recursive: true });
+  const path = join(spoolDir, `${process.pid}-${randomBytes(8).toString('hex')}`);
+  cleanup.push(() => rmSync(path, { force: true }));
+  return path;
 }
 
-const isFile = (v: unknown): v is FilePart => Boolean(v && typeof v === 'object' && 'data' in v && 'filename' in v);
+// `name[]` fields and repeated names become arrays, as in PHP-style forms and OpenAI's image edits.
+function add(out: Record<string, unknown>, name: string, value: unknown): void {
+  const key = name.endsWith('[]') ? name.slice(0, -2) : name;
+  const prev = out[key];
+  out[key] = prev === undefined ? (name.endsWith('[]') ? [value] : value) : Array.isArray(prev) ? [...prev, value] : [prev, value];
+}
 
-/** Encodes an object as multipart for vendors that take uploads; FilePart values become file parts. */
-export async function encodeMultipart(body: Record<string, unknown>): Promise<{ body: Buffer; contentType: string }> {
-  const form = new FormData();
+export const isFile = (v: unknown): v is FilePart => Boolean(v && typeof v === 'object' && 'filename' in v && ('path' in v || 'data' in v));
+
+/** A body to stream to a vendor: its length (for Content-Length) and a way to (re)open it for each attempt. */
+export interface StreamBody { length: number; contentType: string; open(): Readable }
+
+/** Encodes an object as multipart for vendors that take uploads; FilePart values become file parts, read from disk. */
+export function encodeMultipart(body: Record<string, unknown>): StreamBody {
+  const boundary = `----switchyard${randomBytes(12).toString('hex')}`;
+  const pieces: (Buffer | FilePart)[] = [];
   const add = (k: string, v: unknown) => {
     if (v === undefined || v === null) return;
-    if (isFile(v)) form.append(k, new Blob([Buffer.from(v.data, 'base64') as Uint8Array<ArrayBuffer>], { type: v.content_type }), v.filename);
-    else form.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const name = k.replace(/[\r\n"]/g, '_');
+    if (isFile(v)) {
+      const filename = v.filename.replace(/[\r\n"]/g, '_');
+      pieces.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"; filename="${filename}"\r\ncontent-type: ${v.content_type.replace(/[\r\n]/g, '')}\r\n\r\n`), v, Buffer.from('\r\n'));
+    } else {
+      pieces.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${typeof v === 'object' ? JSON.stringify(v) : String(v)}\r\n`));
+    }
   };
   for (const [k, v] of Object.entries(body)) {
     if (Array.isArray(v) && v.some(isFile)) v.forEach((x) => add(k, x));
     else add(k, v);
   }
-  const req = new Request('http://multipart.invalid/', { method: 'POST', body: form });
-  return { body: Buffer.from(await req.arrayBuffer()), contentType: req.headers.get('content-type')! };
+  pieces.push(Buffer.from(`--${boundary}--\r\n`));
+  const length = pieces.reduce((n, p) => n + (Buffer.isBuffer(p) ? p.length : fileBytes(p)), 0);
+  return { length, contentType: `multipart/form-data; boundary=${boundary}`, open: () => Readable.from(chunks(pieces), { objectMode: false }) };
+}
+
+const fileBytes = (f: FilePart) => (f.path ? f.size : Buffer.byteLength(f.data ?? '', 'base64'));
+
+async function* chunks(pieces: (Buffer | FilePart)[]): AsyncGenerator<Buffer> {
+  for (const p of pieces) {
+    if (Buffer.isBuffer(p)) yield p;
+    else if (p.path) yield* createReadStream(p.path);
+    else yield Buffer.from(p.data ?? '', 'base64');
+  }
 }

@@ -1,41 +1,79 @@
-// Reads a request body with its size bound enforced while reading, then parses JSON with a depth bound.
+// Reads a request body with its bounds enforced while reading: size, memory shared by all requests, the longest
+// pause between chunks, and the client going away. Then parses JSON with a depth bound and strict UTF-8.
 import type { IncomingMessage } from 'node:http';
+import { isUtf8 } from 'node:buffer';
 import { GatewayError } from './errors.js';
+import type { BodyBudget } from './body-budget.js';
 
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export interface BodyLimits {
+  maxBytes: number;
+  /** Longest pause between two chunks of the body. */
+  idleMs: number;
+  budget: BodyBudget;
+  /** Aborts when the request must stop (client gone, shutdown): the read settles at once. */
+  signal: AbortSignal;
+  /** Where the memory held is given back, at the end of the request. */
+  cleanup: (() => void)[];
+}
+
+/** Thrown when the client went away: there is nobody to answer. */
+export class ClientGone extends Error {}
+
+export function readBody(req: IncomingMessage, o: BodyLimits): Promise<Buffer> {
+  if (o.signal.aborted || req.destroyed) return Promise.reject(new ClientGone('client closed the connection'));
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (declared > maxBytes) {
+  if (declared > o.maxBytes) {
     req.resume();
-    return Promise.reject(new GatewayError('request_too_large', `Request body exceeds ${maxBytes} bytes`));
+    return Promise.reject(new GatewayError('request_too_large', `Request body exceeds ${o.maxBytes} bytes`));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let held = 0;
+    let timer: NodeJS.Timeout | undefined;
+    o.cleanup.push(() => o.budget.give(held));
+    const take = (n: number) => { if (!o.budget.take(n)) return false; held += n; return true; };
+    const settle = (err?: Error) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onClose);
+      o.signal.removeEventListener('abort', onGone);
+      if (err) { req.resume(); reject(err); } else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => settle(new GatewayError('request_timeout', `No request body bytes for ${o.idleMs} ms`, { headers: { connection: 'close' } })), o.idleMs);
+    };
     const onData = (c: Buffer) => {
       size += c.length;
-      if (size > maxBytes) {
-        req.off('data', onData);
-        req.resume(); // drain the rest without keeping it
-        reject(new GatewayError('request_too_large', `Request body exceeds ${maxBytes} bytes`));
-        return;
-      }
+      if (size > o.maxBytes) return settle(new GatewayError('request_too_large', `Request body exceeds ${o.maxBytes} bytes`));
+      if (size > held && !take(size - held)) return settle(busy());
       chunks.push(c);
+      arm();
     };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-    req.once('error', () => reject(new GatewayError('invalid_request', 'Request body could not be read')));
+    const onEnd = () => settle();
+    const onGone = () => settle(new ClientGone('client closed the connection'));
+    const onClose = () => { if (!req.complete) onGone(); };
+    // A declared length is taken at once: a burst of large uploads is refused before it is read.
+    if (Number.isFinite(declared) && declared > 0 && !take(declared)) { req.resume(); reject(busy()); return; }
+    req.on('data', onData).once('end', onEnd).once('error', onGone).once('close', onClose);
+    o.signal.addEventListener('abort', onGone, { once: true });
+    arm();
   });
 }
+
+const busy = () => new GatewayError('server_busy', 'Too many request bodies are being received at once; retry shortly', { headers: { 'retry-after': '1' } });
 
 /** Parses a JSON object body; the depth scan runs first so a hostile body cannot exhaust the stack. */
 export function parseJsonObject(raw: Buffer, maxDepth: number): Record<string, unknown> {
   if (!raw.length) throw new GatewayError('invalid_request', 'Request body is empty; a JSON object is required');
+  // JSON is UTF-8: invalid bytes would be silently replaced by the parser and then forwarded as they came.
+  if (!isUtf8(raw)) throw new GatewayError('invalid_request', 'Request body is not valid UTF-8');
   if (jsonDepth(raw) > maxDepth) throw new GatewayError('invalid_request', `Request body nests deeper than ${maxDepth} levels`);
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch (err) {
-    throw new GatewayError('invalid_request', `Request body is not valid JSON: ${(err as Error).message}`);
+    throw new GatewayError('invalid_request', `Request body is not valid JSON: ${(err as Error).message.slice(0, 200)}`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new GatewayError('invalid_request', 'Request body must be a JSON object');

@@ -1,6 +1,6 @@
 // Route lookup built once: static paths in a map, parameterised paths as precompiled patterns.
 import type { CompiledRoute } from '../config/runtime.js';
-import { GatewayError } from './errors.js';
+import { GatewayError, clip } from './errors.js';
 
 interface Dynamic { route: CompiledRoute; pattern: RegExp; names: string[] }
 
@@ -32,11 +32,11 @@ export class RouteTable {
       try {
         d.names.forEach((n, i) => { params[n] = decodeURIComponent(m[i + 1]); });
       } catch {
-        throw new GatewayError('invalid_request', `Malformed percent-encoding in ${path}`);
+        throw new GatewayError('invalid_request', `Malformed percent-encoding in ${clip(path, 200)}`);
       }
       return { route: d.route, params };
     }
-    if (pathKnown) throw new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${path}`);
-    throw new GatewayError('not_found', `Invalid URL (${method} ${path})`);
+    if (pathKnown) throw new GatewayError('method_not_allowed', `Method ${clip(method, 16)} is not allowed on ${clip(path, 200)}`);
+    throw new GatewayError('not_found', `Invalid URL (${clip(method, 16)} ${clip(path, 200)})`);
   }
 }

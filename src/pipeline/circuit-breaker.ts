@@ -1,9 +1,22 @@
-// Per-channel circuit breakers: consecutive failures open a channel for a while, then one probe decides.
+// Per-channel health. Two separate things:
+// - a 429 (or a 503 with Retry-After) is the vendor's back-pressure, not a fault: that channel is skipped until the
+//   time it named, and when no other channel is left the client gets the 429 (never a 503);
+// - the circuit breaker opens on a failure *rate* (5xx, timeouts, connect errors, rejected credentials) over a
+//   sliding window with a minimum number of requests, as Envoy's outlier detection and resilience4j do; after
+//   `openMs` one probe is let through (half-open): a success closes it, a failure opens it again.
 // Openings are written to the store and read back periodically, so every instance stops using a failing channel.
 import type Keyv from 'keyv';
 
-export interface BreakerSettings { failures: number; openMs: number }
-interface State { failures: number; openUntil: number; probing: boolean }
+export interface BreakerSettings { windowMs: number; minRequests: number; failureRate: number; openMs: number }
+
+const buckets = 10; // the window slides a tenth at a time
+
+interface State {
+  counts: { at: number; requests: number; failures: number }[];
+  openUntil: number;
+  probing: boolean;
+  coolUntil: number;
+}
 
 export class CircuitBreakers {
   private readonly states = new Map<string, State>();
@@ -14,31 +27,47 @@ export class CircuitBreakers {
   /** Whether the channel may take a request now; a half-open channel admits one probe at a time. */
   allow(channel: string, now = Date.now()): boolean {
     const s = this.states.get(channel);
-    if (!s || s.openUntil <= 0) return true;
+    if (!s) return true;
+    if (s.coolUntil > now) return false;
+    if (s.openUntil <= 0) return true;
     if (now < s.openUntil || s.probing) return false;
     s.probing = true;
     return true;
   }
 
-  success(channel: string): void {
+  success(channel: string, now = Date.now()): void {
     const s = this.states.get(channel);
     if (!s) return;
-    const wasOpen = s.openUntil > 0;
-    this.states.delete(channel);
-    if (wasOpen) void this.kv.delete(channel).catch(() => undefined);
+    if (s.openUntil > 0) { // the probe answered: closed, with a clean window
+      this.states.set(channel, { ...fresh(), coolUntil: s.coolUntil });
+      void this.kv.delete(channel).catch(() => undefined);
+      return;
+    }
+    this.count(s, now, false);
   }
 
-  /** `retryAfterMs`: the upstream said when to come back (429/503 Retry-After); that opens the channel at once. */
-  failure(channel: string, retryAfterMs?: number, now = Date.now()): void {
-    const s = this.states.get(channel) ?? { failures: 0, openUntil: 0, probing: false };
-    s.failures++;
+  failure(channel: string, now = Date.now()): void {
+    const s = this.state(channel);
     s.probing = false;
-    const { failures, openMs } = this.settings();
-    if (retryAfterMs || s.failures >= failures || s.openUntil > 0) {
-      s.openUntil = now + Math.max(retryAfterMs ?? 0, s.openUntil > 0 || s.failures >= failures ? openMs : 0);
-      void this.kv.set(channel, s.openUntil, Math.max(1000, s.openUntil - now)).catch(() => undefined);
+    const { minRequests, failureRate, openMs } = this.settings();
+    const { requests, failures } = this.count(s, now, true);
+    if (s.openUntil > 0 || (requests >= minRequests && failures / requests >= failureRate)) {
+      s.openUntil = now + openMs;
+      void this.kv.set(channel, s.openUntil, Math.max(1000, openMs)).catch(() => undefined);
     }
-    this.states.set(channel, s);
+  }
+
+  /** The vendor asked to slow down: skip the channel until `retryAfterMs` from now (1 s when it did not say). */
+  throttled(channel: string, retryAfterMs: number | undefined, now = Date.now()): void {
+    const s = this.state(channel);
+    s.probing = false;
+    s.coolUntil = Math.max(s.coolUntil, now + (retryAfterMs ?? 1000));
+  }
+
+  /** When none of `channels` may be used only because some are throttled: the ms until the first is free again. */
+  throttledFor(channels: string[], now = Date.now()): number | undefined {
+    const waits = channels.map((c) => this.states.get(c)).filter((s): s is State => Boolean(s && s.coolUntil > now)).map((s) => s.coolUntil - now);
+    return waits.length ? Math.min(...waits) : undefined;
   }
 
   /** Learns openings made by other instances. */
@@ -47,7 +76,7 @@ export class CircuitBreakers {
       for (const id of channels()) {
         const until = await this.kv.get<number>(id).catch(() => undefined);
         const s = this.states.get(id);
-        if (until && until > Date.now() && (!s || s.openUntil < until)) this.states.set(id, { failures: s?.failures ?? 0, openUntil: until, probing: false });
+        if (until && until > Date.now() && (!s || s.openUntil < until)) this.state(id).openUntil = until;
       }
     };
     this.timer = setInterval(() => void pass(), everyMs);
@@ -68,7 +97,27 @@ export class CircuitBreakers {
   openChannels(now = Date.now()): string[] {
     return [...this.states].filter(([, s]) => s.openUntil > now).map(([id]) => id);
   }
+
+  private state(channel: string): State {
+    let s = this.states.get(channel);
+    if (!s) { s = fresh(); this.states.set(channel, s); }
+    return s;
+  }
+
+  /** Adds one outcome to the current bucket and returns the totals over the window. */
+  private count(s: State, now: number, failed: boolean): { requests: number; failures: number } {
+    const span = this.settings().windowMs / buckets;
+    const at = Math.floor(now / span) * span;
+    let b = s.counts[s.counts.length - 1];
+    if (!b || b.at !== at) { b = { at, requests: 0, failures: 0 }; s.counts.push(b); }
+    b.requests++;
+    if (failed) b.failures++;
+    while (s.counts.length && s.counts[0].at <= now - this.settings().windowMs) s.counts.shift();
+    return s.counts.reduce((t, c) => ({ requests: t.requests + c.requests, failures: t.failures + c.failures }), { requests: 0, failures: 0 });
+  }
 }
+
+const fresh = (): State => ({ counts: [], openUntil: 0, probing: false, coolUntil: 0 });
 
 /** Retry-After as milliseconds (seconds or an HTTP date), capped at 10 minutes. */
 export function retryAfterMs(v: string | undefined, now = Date.now()): number | undefined {

@@ -29,6 +29,15 @@ export interface RequestContext {
   upstreamMs: number;
   /** Gateway time before the response head, as sent in `x-switchyard-added-ms`. */
   addedMs?: number;
+  /**
+   * Aborts when the request must stop: the client went away (reason `client_gone`) or a stop's deadline cut it
+   * (`shutdown`). Every await on the client or an upstream listens to it, so none outlives its request.
+   */
+  abort: AbortController;
+  /** Undone at the end of the request whatever happened (memory budget, spooled files). */
+  cleanup: (() => void)[];
+  /** The status logged and counted when it differs from the one sent (499 client gone, 502 body cut). */
+  logStatus?: number;
 }
 
 let counter = 0;
@@ -41,7 +50,7 @@ export function newRequestId(): string {
 }
 
 export function newContext(method: string, url: string): RequestContext {
-  return { id: newRequestId(), started: performance.now(), method, url, params: {}, attempts: [], upstreamMs: 0 };
+  return { id: newRequestId(), started: performance.now(), method, url, params: {}, attempts: [], upstreamMs: 0, abort: new AbortController(), cleanup: [] };
 }
 
 /** The gateway's own share of the time so far: the `x-switchyard-added-ms` header and the metric. */

@@ -1,7 +1,7 @@
 // Tries channels in order until one answers; fails over only before any byte reached the client.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledChannel } from '../config/runtime.js';
-import { GatewayError } from '../http/errors.js';
+import { GatewayError, clip } from '../http/errors.js';
 import { sendUpstream, UpstreamFailure, type UpstreamRequest } from '../transport/send-upstream.js';
 import { readLimited } from '../transport/read-limited.js';
 import type { Gateway } from '../gateway.js';
@@ -26,10 +26,10 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
   // A follow-up on an earlier task must reach the vendor that holds that task.
   const usable = pin ? all.filter((c) => c.id === pin) : orderCandidates(all).filter((c) => g.breakers.allow(c.id));
   const cands = usable.slice(0, g.runtime.maxAttempts);
-  if (!cands.length) throw new GatewayError('no_available_channel', `No channel is available for model ${model}${all.length ? ' (all are cooling down after failures)' : ''}`);
+  if (!cands.length) throw unavailable(g, all.map((c) => c.id), model);
   let last: { status?: number; failure?: UpstreamFailure; retryAfter?: string } = {};
   for (const channel of cands) {
-    if (res.destroyed) throw new GatewayError('upstream_error', 'client closed the connection');
+    if (ctx.abort.signal.aborted) throw new GatewayError('upstream_error', 'client closed the connection');
     const t0 = performance.now();
     const upstreamModel = channel.modelMap[model] ?? model;
     ctx.channel = channel.id;
@@ -41,17 +41,19 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
       throw err instanceof GatewayError ? err : new GatewayError('invalid_request', `The request cannot be mapped for this model: ${(err as Error).message}`);
     }
     try {
-      const response = await sendUpstream(req, res, { ...u, channel });
+      const response = await sendUpstream(req, res, { ...u, channel }, ctx.abort.signal);
       const status = response.statusCode ?? 502;
       const ms = performance.now() - t0;
       ctx.upstreamMs += ms;
       ctx.attempts.push({ channel: channel.id, status, ms: Math.round(ms) });
+      const retryAfter = header(response, 'retry-after');
+      record(g, channel.id, status, retryAfter);
       if (!rule.status(status)) {
-        if (status < 500) g.breakers.success(channel.id);
+        // Whatever reads this body later stops when the request is aborted (client gone, shutdown).
+        ctx.abort.signal.addEventListener('abort', () => response.destroy(), { once: true });
         return { channel, response, upstreamModel, path: u.path };
       }
-      last = { status, retryAfter: header(response, 'retry-after') };
-      g.breakers.failure(channel.id, status === 429 || status === 503 ? retryAfterMs(last.retryAfter) : undefined);
+      last = { status, retryAfter };
       response.resume();
     } catch (err) {
       if (err instanceof GatewayError) throw err;
@@ -64,6 +66,26 @@ export async function dispatch(g: Gateway, ctx: RequestContext, req: IncomingMes
     }
   }
   throw exhausted(last, cands.length);
+}
+
+/** Every answer counts toward the channel's health: 429 is back-pressure, server and credential faults are failures. */
+function record(g: Gateway, channel: string, status: number, retryAfter: string | undefined): void {
+  if (status === 429) return g.breakers.throttled(channel, retryAfterMs(retryAfter));
+  if (status >= 500 || status === 401 || status === 403 || status === 408) {
+    g.breakers.failure(channel);
+    if (status === 503 && retryAfter) g.breakers.throttled(channel, retryAfterMs(retryAfter));
+    return;
+  }
+  g.breakers.success(channel);
+}
+
+/** No channel may take the request: 429 when the vendors asked to slow down (with when to retry), else 503. */
+function unavailable(g: Gateway, channels: string[], model: string): GatewayError {
+  const wait = g.breakers.throttledFor(channels);
+  if (wait !== undefined) {
+    return new GatewayError('too_many_requests', `Upstream is rate limiting model ${clip(model)}; retry later`, { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } });
+  }
+  return new GatewayError('no_available_channel', `No channel is available for model ${clip(model)}${channels.length ? ' (its channels are failing; retry later)' : ''}`);
 }
 
 function exhausted(last: { status?: number; failure?: UpstreamFailure; retryAfter?: string }, tried: number): GatewayError {

@@ -1,13 +1,20 @@
-// Per-event work on a unified chat stream: capture usage, hide it when the client did not ask, map vendor chunks.
+// Per-event work on a unified chat stream: capture usage, hide it when the client did not ask, map vendor chunks,
+// and, when the client asked for usage, put it on the last chunk together with its finish_reason (the contract's
+// streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
 import type { Transform } from '../transform/compile-transform.js';
 import type { Usage } from '../pipeline/context.js';
 
-export interface ChatStreamState { usage?: Usage; done: boolean; dataEvents: number; sawError: boolean }
+export interface ChatStreamState {
+  usage?: Usage; done: boolean; dataEvents: number; sawError: boolean;
+  /** A finish chunk waiting for the usage chunk that follows it (client asked for usage). */
+  held?: Record<string, unknown>;
+}
 
 const usageObject = /"usage"\s*:\s*\{/;
+const finishReason = /"finish_reason"\s*:\s*"/;
 
-/** Handler for upstreams that already speak the unified format: no JSON work unless an event carries usage. */
+/** Handler for upstreams that already speak the unified format: no JSON work unless an event carries usage or a finish. */
 export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean) {
   return (ev: SseEvent): string | undefined => {
     const data = ev.data;
@@ -15,7 +22,9 @@ export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean
     if (data === '[DONE]') { state.done = true; return undefined; }
     state.dataEvents++;
     if (data.startsWith('{"error"')) state.sawError = true;
-    if (!data.includes('"usage"') || !usageObject.test(data)) return `data: ${data}\n\n`;
+    const usage = data.includes('"usage"') && usageObject.test(data);
+    const finish = clientWantsUsage && data.includes('"finish_reason"') && finishReason.test(data);
+    if (!usage && !finish) return state.held ? `${flushHeld(state)}data: ${data}\n\n` : `data: ${data}\n\n`;
     return withUsage(state, clientWantsUsage, JSON.parse(data));
   };
 }
@@ -36,14 +45,35 @@ export function transformedHandler(state: ChatStreamState, clientWantsUsage: boo
 
 function withUsage(state: ChatStreamState, clientWantsUsage: boolean, obj: Record<string, unknown>): string | undefined {
   if (obj.error) state.sawError = true;
-  if (obj.usage && typeof obj.usage === 'object') state.usage = obj.usage as Usage;
-  if (!clientWantsUsage && obj.usage !== undefined) {
+  const hasUsage = Boolean(obj.usage && typeof obj.usage === 'object');
+  if (hasUsage) state.usage = obj.usage as Usage;
+  const usageOnly = hasUsage && Array.isArray(obj.choices) && obj.choices.length === 0;
+  if (!clientWantsUsage) {
     // The usage-only chunk exists because the gateway asked for it; the client never sees it.
-    if (Array.isArray(obj.choices) && obj.choices.length === 0) return undefined;
-    delete obj.usage;
+    if (usageOnly) return undefined;
+    if (obj.usage !== undefined) delete obj.usage;
+    return event(obj);
   }
-  return `data: ${JSON.stringify(obj)}\n\n`;
+  if (usageOnly && state.held) {
+    const merged = { ...state.held, usage: obj.usage };
+    state.held = undefined;
+    return event(merged);
+  }
+  const out = flushHeld(state);
+  if (!hasUsage && finishes(obj)) { state.held = obj; return out; }
+  return out + event(obj);
 }
+
+/** The held finish chunk as it is (no usage came), or nothing. Called before anything that follows it. */
+export function flushHeld(state: ChatStreamState): string {
+  if (!state.held) return '';
+  const held = state.held;
+  state.held = undefined;
+  return event(held);
+}
+
+const finishes = (obj: Record<string, unknown>) => Array.isArray(obj.choices) && obj.choices.some((c) => typeof (c as { finish_reason?: unknown })?.finish_reason === 'string');
+const event = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
 
 export function streamErrorEvent(message: string, code: string): string {
   return `data: ${JSON.stringify({ error: { message, type: 'platform_api_error', param: '', code } })}\n\n`;

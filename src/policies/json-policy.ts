@@ -17,7 +17,7 @@ import { encodeMultipart } from '../http/multipart.js';
 
 export async function serveJson(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const route = ctx.route!;
-  const { body } = await readJsonBody(req, route);
+  const { body } = await readJsonBody(g, ctx, req);
   const model = await pickModel(ctx, body);
   ctx.model = model;
   const price = resolveModel(g, ctx.token!, model, route.operation);
@@ -51,9 +51,6 @@ async function build(ch: CompiledChannel, route: CompiledRoute, body: Record<str
   const mapped = (op.request ? await op.request.run(body, bindings) : { ...body, model: bindings.model }) ?? {};
   const path = (op.pathExpr ? String(await op.pathExpr.run(body, bindings)) : op.path)
     .replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(name === 'model' ? bindings.model : String((bindings.params as Record<string, string>)[name] ?? '')));
-  if (op.encoding === 'multipart') {
-    const { body: buf, contentType } = await encodeMultipart(mapped as Record<string, unknown>);
-    return { method: 'POST', path, body: buf, contentType };
-  }
+  if (op.encoding === 'multipart') return { method: 'POST', path, body: encodeMultipart(mapped as Record<string, unknown>) };
   return { method: 'POST', path, body: Buffer.from(JSON.stringify(mapped)) };
 }

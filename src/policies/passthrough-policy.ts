@@ -7,13 +7,14 @@ import { readBody } from '../http/read-body.js';
 import { resolveModel } from '../pipeline/model-access.js';
 import { dispatch } from '../pipeline/dispatch.js';
 import { withReservation } from '../billing/reservation.js';
+import { relayBody } from '../transport/relay-body.js';
 
 const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'retry-after'];
 
 export async function servePassthrough(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const route = ctx.route!;
   const contentType = req.headers['content-type'];
-  const raw = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req, route.limits.maxBodyBytes);
+  const raw = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req, g.bodyLimits(ctx, route.limits.maxBodyBytes));
   const model = await pickModel(ctx, route.model ? {} : jsonOrEmpty(raw));
   ctx.model = model;
   const price = resolveModel(g, ctx.token!, model, route.operation);
@@ -28,10 +29,9 @@ export async function servePassthrough(g: Gateway, ctx: RequestContext, req: Inc
     const headers: Record<string, string> = { 'x-switchyard-added-ms': addedMs(ctx).toFixed(3) };
     for (const h of passHeaders) if (d.response.headers[h]) headers[h] = String(d.response.headers[h]);
     res.writeHead(status, headers);
-    d.response.pipe(res);
-    await new Promise((resolve) => res.once('close', resolve));
-    // Only a successful call is billed; the answer itself is the vendor's, never rewritten.
-    return status < 400 ? { prompt_tokens: 0, completion_tokens: 0 } : undefined;
+    ctx.outcome = await relayBody(ctx, d.response, res);
+    // Only a call answered in full is billed; the answer itself is the vendor's, never rewritten.
+    return status < 400 && ctx.outcome === 'done' ? { prompt_tokens: 0, completion_tokens: 0 } : undefined;
   });
 }
 

@@ -13,13 +13,13 @@ import { withReservation } from '../billing/reservation.js';
 import { readLimited, BodyTooLarge } from '../transport/read-limited.js';
 import { relaySse } from '../transport/sse-relay.js';
 import { streamsInFlight } from '../metrics.js';
-import { unifiedHandler, transformedHandler, streamErrorEvent, type ChatStreamState } from './chat-events.js';
+import { unifiedHandler, transformedHandler, streamErrorEvent, flushHeld, type ChatStreamState } from './chat-events.js';
 
 interface Call { body: Record<string, unknown>; raw: Buffer; stream: boolean; wantsUsage: boolean; model: string }
 
 export async function serveStream(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const route = ctx.route!;
-  const { body, raw } = await readJsonBody(req, route);
+  const { body, raw } = await readJsonBody(g, ctx, req);
   const model = body.model as string;
   ctx.model = model;
   const price = resolveModel(g, ctx.token!, model, route.operation);
@@ -93,7 +93,7 @@ async function answerStream(ctx: RequestContext, d: Dispatched, op: CompiledOper
   const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false };
   const onEvent = op.chunk ? transformedHandler(state, c.wantsUsage, op.chunk, { model: c.model }) : unifiedHandler(state, c.wantsUsage);
   const end = await relaySse(d.response, res, {
-    maxEventBytes: route.limits.maxSseEventBytes, idleMs: d.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(op.chunk),
+    maxEventBytes: route.limits.maxSseEventBytes, idleMs: d.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(op.chunk), signal: ctx.abort.signal,
   });
   ctx.outcome = closeStream(end, state, op, res);
   return { usage: state.usage, delivered: state.dataEvents };
@@ -102,15 +102,15 @@ async function answerStream(ctx: RequestContext, d: Dispatched, op: CompiledOper
 /** Ends the client's stream: `[DONE]` after a clean end, a final error event first after anything else. */
 function closeStream(end: string, state: ChatStreamState, op: CompiledOperation, res: ServerResponse): string {
   if (end === 'client_gone') return end;
+  if (state.held) res.write(flushHeld(state));
   const clean = end === 'eof' && (state.done || op.streamEnd === 'eof');
-  if (!clean && !state.sawError) {
-    const why = end === 'idle_timeout' ? 'upstream stream went idle' : end === 'too_large' ? 'upstream event too large' : 'upstream stream ended unexpectedly';
-    res.write(streamErrorEvent(why, 'bad_response_body'));
-  }
+  if (!clean && !state.sawError) res.write(end === 'cut' ? streamErrorEvent('the gateway is shutting down; the stream was cut', 'shutting_down') : streamErrorEvent(cutReason(end), 'bad_response_body'));
   res.end('data: [DONE]\n\n');
   if (clean) return state.sawError ? 'upstream_error' : 'done';
   return state.sawError ? 'upstream_error' : end === 'eof' ? 'upstream_cut' : end;
 }
+
+const cutReason = (end: string) => (end === 'idle_timeout' ? 'upstream stream went idle' : end === 'too_large' ? 'upstream event too large' : 'upstream stream ended unexpectedly');
 
 /**
  * Usage to bill: the upstream's own. Without it (cut stream, client gone, vendor silent) the prompt estimate

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
 import type { RequestContext } from '../pipeline/context.js';
-import { GatewayError } from '../http/errors.js';
+import { GatewayError, clip } from '../http/errors.js';
 import { baseUrlOf } from '../http/base-url.js';
 import { readJsonBody } from '../policies/read-json-body.js';
 import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
@@ -15,7 +15,7 @@ export async function ownTask(g: Gateway, ctx: RequestContext, id: string | unde
   const families = ctx.route!.task!.families;
   // A task still being submitted has no answer yet: nobody has been given its id.
   if (!rec || rec.submitting || rec.owner.user !== ctx.token!.user || (families && !families.includes(rec.family))) {
-    throw new GatewayError('task_not_found', `Task ${id ?? ''} not found`);
+    throw new GatewayError('task_not_found', `Task ${clip(id ?? '')} not found`);
   }
   ctx.model = rec.model;
   return rec;
@@ -28,7 +28,7 @@ export async function queryTask(g: Gateway, ctx: RequestContext, req: IncomingMe
 
 /** `list`: the caller's tasks among `ids` in the body, in the order asked; unknown ids are skipped. */
 export async function listTasks(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { body } = await readJsonBody(req, ctx.route!);
+  const { body } = await readJsonBody(g, ctx, req);
   const ids = Array.isArray(body.ids) ? body.ids.filter((x): x is string => typeof x === 'string').slice(0, 100) : [];
   const out: unknown[] = [];
   for (const id of ids) {

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
 import type { CompiledChannel, CompiledOperation, CompiledRoute } from '../config/runtime.js';
 import type { RequestContext } from '../pipeline/context.js';
-import { GatewayError } from '../http/errors.js';
+import { GatewayError, clip } from '../http/errors.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
 import { readJsonBody } from '../policies/read-json-body.js';
 import { resolveModel } from '../pipeline/model-access.js';
@@ -22,7 +22,7 @@ import { baseUrlOf } from '../http/base-url.js';
 
 export async function submitTask(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const route = ctx.route!;
-  const { body: raw } = await readJsonBody(req, route);
+  const { body: raw } = await readJsonBody(g, ctx, req);
   const { body, pin } = await resolveRefs(g, ctx, raw);
   const model = await pickModel(ctx, body);
   ctx.model = model;
@@ -58,11 +58,7 @@ async function holdSlotAndQuota(g: Gateway, ctx: RequestContext, id: string, amo
   const token = ctx.token!;
   const limit = g.runtime.groups.get(token.group)?.max_inflight_tasks;
   if (!(await g.store.tasks.open(id, token.group, limit, Date.now() + g.runtime.tasks.poll_base_ms))) {
-    const t = ctx.route!.task!;
-    const e = new GatewayError('too_many_requests', `The upstream load of group ${token.group} is saturated (${limit} tasks in flight); retry later`);
-    e.shape = t.saturatedShape;
-    if (t.saturatedAnswer) e.answer = await t.saturatedAnswer.run({}, { message: e.message });
-    throw e;
+    throw new GatewayError('too_many_requests', `The upstream load of group ${token.group} is saturated (${limit} tasks in flight); retry later`);
   }
   try {
     await reserve(g, ctx, token.id, id, amount, 'durable');
@@ -124,10 +120,7 @@ async function buildSubmit(g: Gateway, ctx: RequestContext, ch: CompiledChannel,
   const mapped = (op.request ? await op.request.run(s.body, bindings) : { ...s.body, model: upstreamModel }) ?? {};
   const path = (op.pathExpr ? String(await op.pathExpr.run(s.body, bindings)) : op.path).replace('{model}', encodeURIComponent(upstreamModel));
   await g.tasks.save({ ...newRecord(ctx, s, ch, upstreamModel), submitting: { owner: g.store.instance, started_at: Date.now(), path } });
-  if (op.encoding === 'multipart') {
-    const { body, contentType } = await encodeMultipart(mapped as Record<string, unknown>);
-    return { method: 'POST', path, body, contentType };
-  }
+  if (op.encoding === 'multipart') return { method: 'POST', path, body: encodeMultipart(mapped as Record<string, unknown>) };
   return { method: 'POST', path, body: Buffer.from(JSON.stringify(mapped)) };
 }
 
@@ -170,7 +163,7 @@ async function resolveRefs(g: Gateway, ctx: RequestContext, body: Record<string,
     if (ref === undefined || ref === null || ref === '') continue;
     if (typeof ref !== 'string') throw new GatewayError('invalid_request', `\`${field}\` must be a task id string`);
     const rec = await g.tasks.get(ref);
-    if (!rec || rec.owner.user !== ctx.token!.user || !rec.upstream_id) throw new GatewayError('task_not_found', `\`${field}\`: task ${ref} not found`);
+    if (!rec || rec.owner.user !== ctx.token!.user || !rec.upstream_id) throw new GatewayError('task_not_found', `\`${field}\`: task ${clip(ref)} not found`);
     out[field] = rec.upstream_id;
     pin = rec.channel;
   }

@@ -1,9 +1,9 @@
-// JSONata transforms: compiled once at load, evaluated with a time and depth limit.
+// JSONata transforms: compiled once at load, evaluated with jsonata's own guardrails (time, stack depth, sequence size).
 import jsonataModule from 'jsonata';
 import { helperFunctions } from './helpers.js';
 
 type Jsonata = typeof import('jsonata');
-const jsonata = jsonataModule as unknown as Jsonata;
+const jsonata = jsonataModule as unknown as (expr: string, options?: { timeout?: number; stack?: number; sequence?: number }) => ReturnType<Jsonata>;
 
 export interface Transform {
   readonly source: string;
@@ -12,13 +12,16 @@ export interface Transform {
 
 export class TransformError extends Error {}
 
-const maxDepth = 500;
+// Deep enough for any sane mapping; a runaway recursion hits it long before the process stack.
+const maxStack = 500;
+// The longest sequence an expression may build: enough for any body, far from exhausting memory.
+const maxSequence = 1_000_000;
 
 /** Throws a TransformError naming the position when the expression does not parse. */
 export function compileTransform(source: string, timeoutMs: number): Transform {
   let expr: ReturnType<Jsonata>;
   try {
-    expr = jsonata(source);
+    expr = jsonata(source, { timeout: timeoutMs, stack: maxStack, sequence: maxSequence });
   } catch (err) {
     const e = err as { message?: string; position?: number };
     throw new TransformError(`JSONata: ${e.message}${e.position !== undefined ? ` at character ${e.position}` : ''}`);
@@ -27,18 +30,15 @@ export function compileTransform(source: string, timeoutMs: number): Transform {
   return {
     source,
     async run(input, bindings = {}) {
-      // Hooks live in the per-evaluation bindings so concurrent evaluations keep separate clocks.
-      const started = Date.now();
-      let depth = 0;
-      const guard = () => {
-        if (depth > maxDepth) throw new TransformError('JSONata: expression nested too deeply');
-        if (Date.now() - started > timeoutMs) throw new TransformError(`JSONata: evaluation exceeded ${timeoutMs} ms`);
-      };
-      const hooks = {
-        __evaluate_entry: (_e: unknown, _i: unknown, env: { isParallelCall?: boolean }) => { if (!env?.isParallelCall) { depth++; guard(); } },
-        __evaluate_exit: (_e: unknown, _i: unknown, env: { isParallelCall?: boolean }) => { if (!env?.isParallelCall) { depth--; guard(); } },
-      };
-      return expr.evaluate(input, { ...bindings, ...hooks });
+      try {
+        return await expr.evaluate(input, bindings);
+      } catch (err) {
+        const e = err as { code?: string; message?: string };
+        // Guardrail trips (D1011 stack, D1012 time, D2014/D2015 size) become one error the callers already handle.
+        if (e.code === 'D1012') throw new TransformError(`JSONata: evaluation exceeded ${timeoutMs} ms`);
+        if (e.code === 'D1011') throw new TransformError('JSONata: expression nested too deeply');
+        throw err;
+      }
     },
   };
 }

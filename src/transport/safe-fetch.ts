@@ -3,6 +3,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup } from 'node:dns/promises';
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 const blocked = new BlockList();
@@ -10,11 +11,27 @@ for (const [net, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
+// ::/96 holds the IPv4-compatible addresses (::127.0.0.1), 2002::/16 (6to4) and 2001::/32 (Teredo) embed IPv4 ones.
+for (const [net, bits] of [['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2002::', 16], ['2001::', 32]] as const) {
   blocked.addSubnet(net, bits, 'ipv6');
 }
 
 export class UnsafeUrl extends Error {}
+
+/**
+ * A dns.lookup for agents that connect only to public addresses: every address a name resolves to is checked at
+ * connect time, so the address checked is the address used (no second DNS answer can steer the socket).
+ */
+export function publicOnlyLookup(host: string, opts: LookupOptions, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void {
+  dnsLookup(host, { ...opts, all: true }, (err, answers) => {
+    if (err) return cb(err, '');
+    const list = answers as LookupAddress[];
+    const bad = list.find((a) => isPrivateAddress(a.address));
+    if (!list.length || bad) return cb(Object.assign(new UnsafeUrl(`${host} resolves to a private address`), { code: 'EPRIVATE' }), '');
+    if (opts.all) cb(null, list);
+    else cb(null, list[0].address, list[0].family);
+  });
+}
 
 export function isPrivateAddress(ip: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);

@@ -10,12 +10,15 @@ import { Socket } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
 import type { CompiledChannel } from '../config/runtime.js';
 import { applyAuth } from './upstream-auth.js';
+import { pipeline } from 'node:stream/promises';
+import type { StreamBody } from '../http/multipart.js';
 
 export interface UpstreamRequest {
   channel: CompiledChannel;
   method: string;
   path: string; // path and query on the channel's base URL
-  body?: Buffer;
+  /** The bytes in hand, or a body streamed from disk (multipart uploads) that each attempt opens anew. */
+  body?: Buffer | StreamBody;
   contentType?: string;
   accept?: string;
   /** Extra headers forwarded from the client on purpose (e.g. `range` for downloads). */
@@ -25,7 +28,7 @@ export interface UpstreamRequest {
 }
 
 /** A request to an absolute URL (a stored result URL) rather than a channel path. */
-export interface RawTarget { url: URL; agent: Agent; headers: Record<string, string>; method: string; body?: Buffer; connectMs: number; firstByteMs: number }
+export interface RawTarget { url: URL; agent: Agent; headers: Record<string, string>; method: string; body?: Buffer | StreamBody; connectMs: number; firstByteMs: number }
 
 export class UpstreamFailure extends Error {
   constructor(readonly kind: 'connect' | 'timeout' | 'network', message: string) { super(message); }
@@ -63,56 +66,64 @@ function armTimeouts(proxyReq: ClientRequest, socket: Socket, p: Pending): void 
   proxyReq.once('close', () => clearTimeout(timer));
 }
 
-/** Sends a request on a channel with its auth; the client's own headers never reach the upstream. */
-export function sendUpstream(req: IncomingMessage, res: ServerResponse, u: UpstreamRequest): Promise<IncomingMessage> {
+/**
+ * Sends a request on a channel with its auth; the client's own headers never reach the upstream. `signal` (the
+ * request's abort: client gone, shutdown) abandons the attempt at once.
+ */
+export function sendUpstream(req: IncomingMessage, res: ServerResponse, u: UpstreamRequest, signal: AbortSignal): Promise<IncomingMessage> {
   const headers: Record<string, string> = { ...u.channel.headers, ...u.forward, accept: u.accept ?? 'application/json' };
   if (u.body) {
-    headers['content-type'] = u.contentType ?? 'application/json';
+    headers['content-type'] = isStream(u.body) ? u.body.contentType : u.contentType ?? 'application/json';
     headers['content-length'] = String(u.body.length);
   } else if (u.method !== 'GET' && u.method !== 'HEAD') {
     headers['content-length'] = '0';
   }
-  const path = applyAuth(u.channel.auth, { method: u.method, host: u.channel.baseUrl.host, path: joinPath(u.channel.baseUrl, u.path), headers, body: u.body });
+  const path = applyAuth(u.channel.auth, { method: u.method, host: u.channel.baseUrl.host, path: joinPath(u.channel.baseUrl, u.path), headers, body: isStream(u.body) ? undefined : u.body });
   const { connect_ms, first_byte_ms } = u.channel.timeouts;
   const target: RawTarget = {
     url: targetUrl(path, u.channel.baseUrl), agent: u.channel.agent, headers, method: u.method, body: u.body,
     connectMs: connect_ms, firstByteMs: first_byte_ms,
   };
-  return u.via === 'proxy' ? sendRaw(req, res, target) : sendDirect(res, target);
+  return u.via === 'proxy' ? sendRaw(req, res, target, signal) : sendDirect(target, signal);
 }
 
-/** The hot path: one pooled request with the body in hand; a client leaving before the head aborts it. */
-export function sendDirect(res: ServerResponse, t: RawTarget): Promise<IncomingMessage> {
+/** The hot path: one pooled request with the body in hand; the request's abort before the head abandons it. */
+export function sendDirect(t: RawTarget, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) { reject(new UpstreamFailure('network', 'client closed the connection')); return; }
     const send = t.url.protocol === 'https:' ? httpsRequest : httpRequest;
     const up = send(t.url, { method: t.method, agent: t.agent, headers: { ...t.headers, host: t.url.host } });
     let settled = false;
-    const settle = () => { settled = true; res.off('close', onClientClose); };
-    const onClientClose = () => {
+    const settle = () => { settled = true; signal.removeEventListener('abort', onAbort); };
+    const onAbort = () => {
       if (settled) return;
       settle();
       up.destroy();
       reject(new UpstreamFailure('network', 'client closed the connection'));
     };
-    res.once('close', onClientClose);
+    signal.addEventListener('abort', onAbort, { once: true });
     up.once('socket', (socket: Socket) => armTimeouts(up, socket, { resolve, reject, connectMs: t.connectMs, firstByteMs: t.firstByteMs }));
     up.once('response', (r: IncomingMessage) => { if (!settled) { settle(); resolve(r); } else r.resume(); });
     up.on('error', (err: Error) => { if (!settled) { settle(); reject(err instanceof UpstreamFailure ? err : classify(err)); } });
-    up.end(t.body);
+    if (isStream(t.body)) pipeline(t.body.open(), up).catch((err: Error) => up.destroy(err));
+    else up.end(t.body);
   });
 }
 
-export function sendRaw(req: IncomingMessage, res: ServerResponse, t: RawTarget): Promise<IncomingMessage> {
+const isStream = (b: Buffer | StreamBody | undefined): b is StreamBody => Boolean(b && !Buffer.isBuffer(b));
+
+export function sendRaw(req: IncomingMessage, res: ServerResponse, t: RawTarget, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const tracked = req as Tracked;
     tracked[kPending] = { resolve, reject, connectMs: t.connectMs, firstByteMs: t.firstByteMs };
     // http-proxy-3 swallows the reset a client abort causes, so the abort itself must settle the attempt.
-    const onClose = () => {
+    const onAbort = () => {
       if (tracked[kPending]?.resolve !== resolve) return;
       tracked[kPending] = undefined;
       reject(new UpstreamFailure('network', 'client closed the connection'));
     };
-    res.once('close', onClose);
+    if (signal.aborted) { onAbort(); return; }
+    signal.addEventListener('abort', onAbort, { once: true });
     // http-proxy-3 copies req.headers; replacing them keeps client keys and cookies away from vendors.
     req.headers = { host: t.url.host };
     proxy.web(req, res, {
@@ -120,7 +131,7 @@ export function sendRaw(req: IncomingMessage, res: ServerResponse, t: RawTarget)
       agent: t.agent,
       method: t.method,
       headers: t.headers,
-      buffer: bodyStream(t.body),
+      buffer: isStream(t.body) ? t.body.open() : bodyStream(t.body),
     }, (err: Error) => {
       tracked[kPending] = undefined;
       reject(err instanceof UpstreamFailure ? err : classify(err));

@@ -12,13 +12,19 @@ export class SseTooLarge extends Error {}
 
 export class SseParser {
   private buf = '';
+  private pendingCr = '';
   private readonly decoder = new StringDecoder('utf8');
   constructor(private readonly maxEventBytes: number) {}
 
   /** Events completed by this chunk; throws SseTooLarge when one event outgrows the bound. */
   push(chunk: Buffer): SseEvent[] {
-    let text = this.decoder.write(chunk);
-    if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
+    let text = this.pendingCr + this.decoder.write(chunk);
+    this.pendingCr = '';
+    if (text.includes('\r')) {
+      // A CR at the very end may be the first half of a CRLF the next read completes: wait for it.
+      if (text.endsWith('\r')) { this.pendingCr = '\r'; text = text.slice(0, -1); }
+      text = text.replace(/\r\n?/g, '\n');
+    }
     this.buf += text;
     const out: SseEvent[] = [];
     let start = 0;
@@ -34,7 +40,8 @@ export class SseParser {
 
   /** A trailing event the upstream did not terminate with a blank line. */
   flush(): SseEvent | undefined {
-    const rest = (this.buf + this.decoder.end()).trim();
+    const rest = (this.buf + (this.pendingCr ? '\n' : '') + this.decoder.end()).trim();
+    this.pendingCr = '';
     this.buf = '';
     return rest ? parseEvent(rest) : undefined;
   }

@@ -2,13 +2,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SseParser, SseTooLarge, type SseEvent } from './sse-parser.js';
 
-export type RelayEnd = 'eof' | 'client_gone' | 'idle_timeout' | 'upstream_cut' | 'too_large';
+export type RelayEnd = 'eof' | 'client_gone' | 'idle_timeout' | 'upstream_cut' | 'too_large' | 'cut';
 
 /** Returns the text to send for an event, or undefined to drop it. */
 export type OnEvent = (ev: SseEvent) => string | undefined;
 export type OnEventAsync = (ev: SseEvent) => Promise<string | undefined>;
 
-export interface RelayOptions { maxEventBytes: number; idleMs: number; onEvent: OnEvent | OnEventAsync; isAsync: boolean }
+export interface RelayOptions {
+  maxEventBytes: number; idleMs: number; onEvent: OnEvent | OnEventAsync; isAsync: boolean;
+  /** The request's abort: the client left (`client_gone`) or a stop cut the stream (`cut`). */
+  signal: AbortSignal;
+}
 
 export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: RelayOptions): Promise<RelayEnd> {
   const { idleMs, onEvent, isAsync } = opts;
@@ -20,6 +24,7 @@ export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: R
       if (ended) return;
       ended = true;
       clearTimeout(timer);
+      opts.signal.removeEventListener('abort', onAbort);
       upstream.removeListener('data', onData);
       if (why !== 'eof') upstream.destroy();
       resolve(why);
@@ -61,7 +66,9 @@ export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: R
     });
     upstream.once('error', () => finish('upstream_cut'));
     upstream.once('close', () => { if (!upstream.readableEnded) finish('upstream_cut'); });
-    res.once('close', () => { if (!res.writableFinished) finish('client_gone'); });
+    function onAbort() { finish(opts.signal.reason === 'shutdown' ? 'cut' : 'client_gone'); }
+    if (opts.signal.aborted) return onAbort();
+    opts.signal.addEventListener('abort', onAbort, { once: true });
     arm();
   });
 }

@@ -67,13 +67,21 @@ export interface DispatchSettings {
    */
   transform_timeout_ms?: number;
   /**
-   * Consecutive failures that open a channel's circuit breaker (default 5).
-   */
-  breaker_failures?: number;
-  /**
-   * How long an open channel is skipped before one probe request is let through (default 30000). A 429/503 with Retry-After opens it for that long at once.
+   * How long an open circuit breaker skips its channel before one probe request is let through (default 30000).
    */
   breaker_open_ms?: number;
+  /**
+   * The sliding window over which a channel's failure rate is measured (default 60000).
+   */
+  breaker_window_ms?: number;
+  /**
+   * Requests a channel must have had in the window before its failure rate can open the breaker (default 20): one bad answer never takes a model down.
+   */
+  breaker_min_requests?: number;
+  /**
+   * The share of failed requests (5xx, timeouts, connect errors, 401/403) in the window that opens the breaker (default 0.5). 429s are back-pressure, not failures: the channel is skipped for its Retry-After.
+   */
+  breaker_failure_rate?: number;
 }
 /**
  * How token usage is estimated before the upstream reports it.
@@ -196,6 +204,10 @@ export interface ChannelTemplate {
   headers?: Headers;
   timeouts?: Timeouts;
   operations?: Operations;
+  /**
+   * The vendor lives on a network the operator trusts (a self-hosted model server, the bundled simulator): result URLs it reports may point to private, loopback or link-local addresses. Default false: such URLs are refused, so a vendor's answer cannot make the gateway fetch from its own network.
+   */
+  private_network?: boolean;
 }
 /**
  * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `query`: ?<param>=<key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key>, minted per request; `none`. `hmac_v4`: a V4 request signature (HMAC-SHA256 over method, path, sorted query, signed headers and body hash; key = access key, secret = secret key, with region and service).
@@ -420,6 +432,10 @@ export interface Channel {
    * Most concurrent upstream connections to this channel (default unlimited); each open stream holds one.
    */
   max_connections?: number;
+  /**
+   * The vendor lives on a network the operator trusts (a self-hosted model server, the bundled simulator): result URLs it reports may point to private, loopback or link-local addresses. Default false: such URLs are refused, so a vendor's answer cannot make the gateway fetch from its own network.
+   */
+  private_network?: boolean;
 }
 /**
  * The background task poller and task lifetimes.

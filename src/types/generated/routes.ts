@@ -8,6 +8,7 @@ export interface RoutesFile {
    * Config format version.
    */
   version: 1;
+  server?: ServerLimits;
   defaults?: RouteLimits;
   /**
    * Public routes, matched by method and path.
@@ -15,6 +16,35 @@ export interface RoutesFile {
    * @minItems 1
    */
   routes: [Route, ...Route[]];
+}
+/**
+ * Bounds on client connections, near nginx's defaults. A client that is too slow gets 408, one too many gets 503, all in Shape A. Read at start; a reload does not change a running listener.
+ */
+export interface ServerLimits {
+  /**
+   * Time a client has to send a request's headers (nginx client_header_timeout; default 30000). A connection that dribbles them is answered 408 and closed.
+   */
+  header_timeout_ms?: number;
+  /**
+   * Longest pause while a request body arrives (nginx client_body_timeout; default 30000); then 408.
+   */
+  body_idle_timeout_ms?: number;
+  /**
+   * Time a client has to send a whole request, headers and body (default 300000): the bound for the slowest upload.
+   */
+  request_timeout_ms?: number;
+  /**
+   * How long an idle keep-alive connection stays open (nginx keepalive_timeout; default 75000).
+   */
+  keep_alive_timeout_ms?: number;
+  /**
+   * Open client connections at most (default 10000, and never more than the process may open files); one more is answered 503 and closed.
+   */
+  max_connections?: number;
+  /**
+   * Request bodies held in memory at once, all requests together (default 268435456, 256 MiB); a body that would pass it is answered 503. Multipart uploads are spooled to disk and do not count.
+   */
+  max_body_memory_bytes?: number;
 }
 /**
  * Bounds applied to a route; unset fields take the file's defaults, then built-in defaults.
@@ -84,7 +114,7 @@ export interface Route {
    */
   auth?: boolean;
   /**
-   * `error.type` for gateway-level errors on this route (Shape A).
+   * `error.type` of every Shape A error on this route (e.g. `platform_api_error` on the unified video routes, request errors included). Default: the catalog's type per error.
    */
   error_type?: string;
   limits?: RouteLimits;
@@ -102,6 +132,10 @@ export interface Route {
   multipart?: boolean;
   task?: TaskRoute;
   price_inputs?: PriceInputs;
+  /**
+   * JSONata: the body of every error on this route, in the route family's own shape instead of Shape A (bindings $status, $code: the gateway's error code, $message). E.g. the image-art family's `{code: 4, description, result: null}`.
+   */
+  error_answer?: string;
 }
 /**
  * How a `task` route acts on task records.
@@ -127,10 +161,6 @@ export interface TaskRoute {
    * Error shape when the group's in-flight task limit is reached: `A` or `B` (code, message, data: null).
    */
   saturated_shape?: 'A' | 'B';
-  /**
-   * JSONata: the body answered (HTTP 429) when the group's in-flight limit is reached, for vendor formats with their own code (bindings $message).
-   */
-  saturated_answer?: string;
   /**
    * JSONata: wraps the array of answers of a `list` route (default: the array itself).
    */
