@@ -137,7 +137,9 @@ test('music: submit, batch polling per channel, single and batch fetch in the wr
   assert.deepEqual(await ledgerKinds(stack, id, ids[0]), ['reserve:100', 'settle:0']);
   const missing = await call(stack, key, 'POST', '/music/submit/lyrics', {});
   assert.equal(missing.status, 400);
-  assert.match(missing.json.error.message, /`prompt` is required/);
+  assert.deepEqual(Object.keys(missing.json).sort(), ['code', 'data', 'message'], 'the wrapper\'s own envelope');
+  assert.equal(missing.json.code, 'invalid_request');
+  assert.match(missing.json.message, /`prompt` is required/);
 });
 
 test('every art submit route reaches its vendor endpoint; taskId references are the caller own tasks, swapped for the vendor ids', async () => {
@@ -167,7 +169,8 @@ test('every art submit route reaches its vendor endpoint; taskId references are 
   const other = await stack.token();
   const foreign = await call(stack, other.key, 'POST', '/art/submit/video', { taskId: first.json.result });
   assert.equal(foreign.status, 404);
-  assert.equal(foreign.json.error.code, 'task_not_found');
+  assert.equal(foreign.json.code, 4, 'refused in the family\'s own shape');
+  assert.match(foreign.json.description, /not found/);
   const upload = await call(stack, key, 'POST', '/art/submit/upload-discord-images', { base64Array: [img] });
   assert.equal(upload.status, 200, upload.text);
   assert.equal(upload.json.code, 1);

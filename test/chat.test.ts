@@ -66,14 +66,16 @@ test('stream: chunks reach the client as the simulator sends them, not at the en
   assert.ok(at[4] - at[0] >= 250, `first→last content chunk spread ${Math.round(at[4] - at[0])} ms`);
 });
 
-test('stream with include_usage: the last chunk carries usage and no choices', async () => {
+test('stream with include_usage: the last chunk has an empty delta, the finish_reason and the usage together (contract rule 4)', async () => {
   const s = await ai.chat.completions.create({
     model: 'gpt-4o-mini', messages: user('count [sim chunks=2]'), stream: true, stream_options: { include_usage: true },
   });
   const chunks: OpenAI.ChatCompletionChunk[] = [];
   for await (const c of s) chunks.push(c);
   const last = chunks.at(-1)!;
-  assert.deepEqual(last.choices, []);
+  assert.equal(last.choices.length, 1);
+  assert.deepEqual(last.choices[0].delta, {});
+  assert.equal(last.choices[0].finish_reason, 'stop');
   assert.equal(last.usage?.prompt_tokens, 3);
   assert.equal(last.usage?.completion_tokens, 2);
   assert.equal(last.usage?.total_tokens, 5);
@@ -222,7 +224,7 @@ test('legacy-chat stream with include_usage: usage arrives last, under the publi
   for await (const c of s) chunks.push(c);
   const last = chunks.at(-1)!;
   assert.equal(last.model, 'legacy-chat');
-  assert.deepEqual(last.choices, []);
+  assert.equal(last.choices[0]?.finish_reason, 'stop', 'the usage comes with the finish chunk');
   assert.equal(last.usage?.prompt_tokens, 3);
   assert.equal(last.usage?.completion_tokens, 2);
 });

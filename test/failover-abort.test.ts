@@ -235,8 +235,13 @@ test('circuit breaker: a channel failing repeatedly is skipped, then probed and 
   assert.deepEqual(breakers.openChannels(), [], 'the probe succeeded and closed the breaker');
 });
 
-test('Retry-After on a 429 opens the channel for that long at once', async () => {
-  stack.sim.control.addFault({ key: 'key-a', status: 429, headers: { 'retry-after': '30' } });
+test('Retry-After on a 429 skips that channel for that long: back-pressure, not a failure (its breaker stays closed)', async () => {
+  stack.sim.control.addFault({ key: 'key-a', status: 429, headers: { 'retry-after': '30' }, times: 1 });
   assert.equal((await post(chatUrl(stack), { model: 'gpt-4o-mini', messages: user('hi') }, key)).status, 200);
-  assert.deepEqual(stack.gw.gateway.breakers.openChannels(), ['chan_a']);
+  const breakers = stack.gw.gateway.breakers;
+  assert.deepEqual(breakers.openChannels(), []);
+  assert.ok(breakers.throttledFor(['chan_a'])! > 25_000);
+  stack.sim.control.clear();
+  assert.equal((await post(chatUrl(stack), { model: 'gpt-4o-mini', messages: user('hi') }, key)).status, 200);
+  assert.ok(!upstreamKeys().includes('Bearer key-a'), 'the throttled channel gets no traffic until its Retry-After');
 });

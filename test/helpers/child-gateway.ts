@@ -1,6 +1,6 @@
 // A gateway in a child process (the real `dist/src/main.js`), for tests that must kill one with SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -8,14 +8,20 @@ import { projectRoot } from '../../src/config/load-config.js';
 
 export interface ChildGateway { url: string; proc: ChildProcess; output(): string; kill(): Promise<void>; stop(): Promise<number | null> }
 
-/** The shipped config with quick task polls (the shipped values suit production) and any other settings changed. */
-export function quickTaskConfig(tasks: Record<string, number> = {}, other: [string[], unknown][] = []): string {
+/**
+ * The shipped config with quick task polls (the shipped values suit production) and other settings changed:
+ * `other` in channels.yaml, `routes` in routes.yaml, each a [path, value] pair.
+ */
+export function quickTaskConfig(tasks: Record<string, number> = {}, other: [string[], unknown][] = [], routes: [string[], unknown][] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-child-'));
-  copyFileSync(join(projectRoot, 'routes.yaml'), join(dir, 'routes.yaml'));
-  const doc = parseDocument(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8'));
-  for (const [k, v] of Object.entries({ poll_interval_ms: 50, poll_base_ms: 50, poll_max_ms: 200, refresh_after_ms: 0, ...tasks })) doc.setIn(['tasks', k], v);
-  for (const [path, v] of other) doc.setIn(path, v);
-  writeFileSync(join(dir, 'channels.yaml'), String(doc));
+  const edit = (file: string, changes: [string[], unknown][]) => {
+    const doc = parseDocument(readFileSync(join(projectRoot, file), 'utf8'));
+    for (const [path, v] of changes) doc.setIn(path, v);
+    writeFileSync(join(dir, file), String(doc));
+  };
+  const polls = Object.entries({ poll_interval_ms: 50, poll_base_ms: 50, poll_max_ms: 200, refresh_after_ms: 0, ...tasks });
+  edit('channels.yaml', [...polls.map(([k, v]): [string[], unknown] => [['tasks', k], v]), ...other]);
+  edit('routes.yaml', routes);
   return dir;
 }
 

@@ -23,7 +23,7 @@ export const maxDepth = (r: RouteDef): number => r.limits?.max_json_depth ?? rou
 /** Routes whose policy parses the body as JSON: the media-type and depth rules apply to them. */
 export const readsJson = (r: RouteDef) => r.method === 'POST' && (['stream', 'json'].includes(r.policy) || ['submit', 'list'].includes(r.task?.action ?? ''));
 export const isArt = (r: RouteDef) => r.path.startsWith('/art/');
-export const isMusicSubmit = (r: RouteDef) => r.policy === 'task' && r.task?.action === 'submit' && r.path.startsWith('/music/');
+export const isMusic = (r: RouteDef) => r.path.startsWith('/music/');
 
 const generic = ['model', 'prompt', 'mode', 'ids', 'notifyHook', 'taskId', 'req_key', 'tags', 'base64Array', 'customId', 'action', 'index',
   'state', 'messages', 'stream', 'n', 'size', 'seconds', 'duration', 'image', 'images', 'contents', 'model_name', 'metadata', 'content'];
@@ -162,6 +162,27 @@ export function assertShapeA(r: Reply, where: string, code?: string): void {
 }
 
 /**
+ * A refusal by the gateway itself with `code`, in the route family's shape: Shape A, or the image-art family's
+ * `{code: 4|30, description}` and the music wrapper's `{code, message, data: null}` (their routes' `error_answer`).
+ * Returns the message.
+ */
+export function assertRefusal(route: RouteDef, r: Reply, where: string, code: string): string {
+  const j = JSON.parse(r.text);
+  if (isArt(route)) {
+    assert.deepEqual(Object.keys(j).sort(), ['code', 'description', 'properties', 'result'], where);
+    assert.equal(j.code, code === 'too_many_requests' ? 30 : 4, where);
+    return j.description;
+  }
+  if (isMusic(route)) {
+    assert.deepEqual(Object.keys(j).sort(), ['code', 'data', 'message'], where);
+    assert.equal(j.code, code, where);
+    return j.message;
+  }
+  assertShapeA(r, where, code);
+  return j.error.message;
+}
+
+/**
  * The properties every hostile request must keep: no 5xx, no key in the answer, a request id, and a 4xx body in the
  * contract's shape — Shape A, Shape B only for a saturated `saturated_shape: B` route, or the vendor's own format on
  * the routes that relay it (image-art and music submits, passthrough routes).
@@ -184,7 +205,7 @@ export function assertContract(route: RouteDef, h: Hostile, r: Reply, secrets: s
     return;
   }
   if (isArt(route) && keys === 'code,description,properties,result') return assert.equal(typeof j.code, 'number', where);
-  if (isMusicSubmit(route) && keys === 'code,data,message') return assert.equal(j.data, null, where);
+  if (isMusic(route) && keys === 'code,data,message') return assert.equal(j.data, null, where);
   if (route.policy === 'passthrough' && ('ResponseMetadata' in j || keys === 'code,data,message,request_id,status,time_elapsed')) return;
   assert.fail(`4xx body in no contract shape: ${where}`);
 }
