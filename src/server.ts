@@ -1,20 +1,14 @@
-// The HTTP server. A request's whole path reads top-down from `handle`:
-// match route → authenticate → rate limit → policy (read body, validate, reserve quota, dispatch, relay, settle) → log.
+// The HTTP server: connection bounds, then each request through the pipeline (src/pipeline/index.ts, the stage
+// list), its failure answered in the contract's shape, and one access-log line when its work is over.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Gateway } from './gateway.js';
 import { GatewayError, sendError, shapeA, toGatewayError } from './http/errors.js';
 import { ClientGone } from './http/read-body.js';
 import { newContext, type RequestContext } from './pipeline/context.js';
-import { authenticate } from './pipeline/authenticate.js';
-import { serveStream } from './policies/stream-policy.js';
-import { serveModels } from './policies/models-policy.js';
-import { serveTask } from './policies/task-policy.js';
-import { servePassthrough } from './policies/passthrough-policy.js';
-import { serveJson } from './policies/json-policy.js';
 import { logRequest } from './log.js';
-import { observeRequest, serveMetrics } from './metrics.js';
-import { serveHealth, serveReady } from './policies/health-policy.js';
+import { observeRequest } from './metrics.js';
+import { serve } from './pipeline/index.js';
 import { RedactingResponse } from './redaction/redacting-response.js';
 import { maxOpenFiles } from './http/open-files.js';
 
@@ -74,12 +68,7 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
   // A client that leaves aborts everything its request still awaits (body read, upstream call, relay).
   res.once('close', () => { if (!res.writableFinished && !ctx.abort.signal.aborted) ctx.abort.abort('client_gone'); });
   try {
-    const { route, params } = g.routes.match(ctx.method, pathOf(ctx.url));
-    ctx.route = route;
-    ctx.params = params;
-    if (route.auth) ctx.token = await authenticate(req, g.tokens);
-    if (ctx.token) await g.limiter.takeShared(ctx.token.id, route.limits.rateLimit ?? g.runtime.groups.get(ctx.token.group)?.rate_limit);
-    await runPolicy(g, ctx, req, res);
+    await serve({ g, req, res, ctx });
   } catch (err) {
     await fail(g, ctx, res, err);
   } finally {
@@ -90,19 +79,6 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
   if (ctx.abort.signal.reason === 'client_gone') ctx.logStatus = 499;
   if (g.log.isLevelEnabled('info')) logRequest(g.logging.write, ctx, res);
   observeRequest(ctx, res);
-}
-
-async function runPolicy(g: Gateway, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  switch (ctx.route!.policy) {
-    case 'models': return serveModels(g, ctx, res);
-    case 'metrics': return serveMetrics(g, res);
-    case 'health': return serveHealth(res);
-    case 'ready': return serveReady(g, res);
-    case 'stream': return serveStream(g, ctx, req, res);
-    case 'json': return serveJson(g, ctx, req, res);
-    case 'task': return serveTask(g, ctx, req, res);
-    case 'passthrough': return servePassthrough(g, ctx, req, res);
-  }
 }
 
 async function fail(g: Gateway, ctx: RequestContext, res: ServerResponse, err: unknown): Promise<void> {
@@ -126,7 +102,3 @@ async function inFamilyShape(ctx: RequestContext, e: GatewayError): Promise<void
   e.answer = await route.errorAnswer.run({}, { status: e.status, code: e.code, message }).catch(() => undefined);
 }
 
-const pathOf = (url: string) => {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-};

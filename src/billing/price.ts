@@ -1,4 +1,4 @@
-// Turns usage into quota units with the model's price, and estimates the reservation before dispatch.
+// Turns usage into quota units with the model's price, and what a request may cost before it is sent.
 import type { Model } from '../types/generated/channels.js';
 import type { Usage } from '../pipeline/context.js';
 import { maxOutputTokens, secondsToCharge, type PriceInputs } from './price-inputs.js';
@@ -10,20 +10,16 @@ export function charge(model: Model, usage: Usage): number {
 }
 
 /**
- * What a chat request may cost: its prompt (body bytes ÷ `bytesPerToken`, rounded up) and its completion limit for
- * every choice. The prompt part is an estimate, not a bound: the settle is capped at this reservation instead.
+ * One formula for every route: per call × units, per second × seconds (the model's default when none is named), and
+ * for token prices the prompt (body bytes ÷ `bytesPerToken`) plus the completion limit for every choice. The prompt
+ * part is an estimate, not a bound: a settle is capped at this reservation instead.
  */
-export function estimateChat(model: Model, inputs: PriceInputs, bodyBytes: number, bytesPerToken: number): { reserve: number; promptTokens: number } {
-  const promptTokens = Math.ceil(bodyBytes / bytesPerToken);
-  const limit = inputs.completionTokens ?? maxOutputTokens(model);
-  return { reserve: charge(model, { prompt_tokens: promptTokens, completion_tokens: limit * inputs.choices }), promptTokens };
-}
-
-/** A task's price: per call plus per second of media (the model's default seconds when the request names none). */
-export function taskCharge(model: Model, inputs: PriceInputs): number {
+export function reservationFor(model: Model, inputs: PriceInputs, bodyBytes: number, bytesPerToken: number): { amount: number; promptTokens: number } {
   const p = model.price;
-  return Math.ceil((p.per_call ?? 0) + (p.per_second ?? 0) * secondsToCharge(model, inputs));
+  const tokenPriced = Boolean(p.input_per_mtok || p.output_per_mtok);
+  const promptTokens = tokenPriced ? Math.ceil(bodyBytes / bytesPerToken) : 0;
+  const completion = tokenPriced ? (inputs.completionTokens ?? maxOutputTokens(model)) * inputs.choices : 0;
+  const media = p.per_second ? p.per_second * secondsToCharge(model, inputs) : 0;
+  const tokens = (promptTokens * (p.input_per_mtok ?? 0) + completion * (p.output_per_mtok ?? 0)) / 1e6;
+  return { amount: Math.ceil((p.per_call ?? 0) * inputs.units + media + tokens), promptTokens };
 }
-
-/** A synchronous call priced per unit (`n` images): per call times units. */
-export const unitCharge = (model: Model, inputs: PriceInputs) => Math.ceil((model.price.per_call ?? 0) * inputs.units);

@@ -1,37 +1,64 @@
-// Wraps a request in reserve → settle | refund, keyed by the request id so each step happens once.
+// Stages around the upstream call: reserve what the request may cost before it is sent, then settle the charge
+// (never above the reservation) or release the reservation when nothing was delivered. A request's reservation lives
+// with this process (`request` scope); a task's is `durable`, comes with an in-flight slot of its group, and stays
+// open after the answer until the task finishes.
 import { GatewayError } from '../http/errors.js';
-import type { Gateway } from '../gateway.js';
-import type { RequestContext, Usage } from '../pipeline/context.js';
+import type { Exchange, Priced } from '../pipeline/exchange.js';
+import type { Usage } from '../pipeline/context.js';
+import { newTaskId } from '../tasks/task-record.js';
 import { charge } from './price.js';
 
-/**
- * `work` returns the usage to bill (or an exact charge), or undefined when nothing was delivered (full refund).
- * The charge never exceeds the reservation: what usage asks beyond it is recorded as uncharged, never taken.
- */
-export async function withReservation(g: Gateway, ctx: RequestContext, amount: number, work: () => Promise<Usage | number | undefined>): Promise<void> {
-  const account = ctx.token!.id;
-  await reserve(g, ctx, account, ctx.id, amount, 'request');
-  let usage: Usage | number | undefined;
-  try {
-    usage = await work();
-  } catch (err) {
-    await g.store.quota.refund(account, ctx.id, amount).catch((e) => g.log.error({ err: e, req_id: ctx.id }, 'refund failed'));
-    ctx.charged = 0;
-    throw err;
+export interface Hold { account: string; id: string; amount: number; durable: boolean }
+
+/** What the answer cost: the upstream's usage, an exact charge, nothing delivered (undefined), or `deferred` (a task). */
+export type Bill = Usage | number | undefined | 'deferred';
+
+/** Throws insufficient_user_quota (403), or too_many_requests (429) when a task's group has no slot left. */
+export async function reserve(ex: Exchange, p: Priced, scope: 'request' | 'durable'): Promise<Hold> {
+  const { g, ctx } = ex;
+  if (!Number.isSafeInteger(p.amount) || p.amount < 0) throw new GatewayError('invalid_request', 'The request asks for more than can be priced');
+  const hold: Hold = { account: p.token.id, id: scope === 'durable' ? newTaskId() : ctx.id, amount: p.amount, durable: scope === 'durable' };
+  if (hold.durable) await openSlot(ex, p, hold.id);
+  if (!(await g.store.quota.reserve(hold.account, hold.id, hold.amount, scope))) {
+    if (hold.durable) await g.store.tasks.close(hold.id);
+    const balance = await g.store.quota.balance(hold.account);
+    throw new GatewayError('insufficient_user_quota', `Insufficient quota: this request may cost up to ${hold.amount}, balance is ${balance ?? 0}`);
   }
-  const price = g.runtime.models.get(ctx.model!);
-  const actual = typeof usage === 'number' ? usage : usage && price ? charge(price, usage) : 0;
-  const settled = await g.store.quota.settle(account, ctx.id, amount, actual);
-  ctx.charged = settled.charged;
-  if (settled.uncharged) ctx.uncharged = settled.uncharged;
+  ctx.reserved = hold.amount;
+  return hold;
 }
 
-/** Reserves `amount` or throws insufficient_user_quota; an amount out of range never reaches the store. */
-export async function reserve(g: Gateway, ctx: RequestContext, account: string, request: string, amount: number, scope: 'request' | 'durable'): Promise<void> {
-  if (!Number.isSafeInteger(amount) || amount < 0) throw new GatewayError('invalid_request', 'The request asks for more than can be priced');
-  if (!(await g.store.quota.reserve(account, request, amount, scope))) {
-    const balance = await g.store.quota.balance(account);
-    throw new GatewayError('insufficient_user_quota', `Insufficient quota: this request may cost up to ${amount}, balance is ${balance ?? 0}`);
+/** The slot is taken before the money, so a saturated group costs no ledger entry. */
+async function openSlot(ex: Exchange, p: Priced, id: string): Promise<void> {
+  const limit = ex.g.runtime.groups.get(p.token.group)?.max_inflight_tasks;
+  if (!(await ex.g.store.tasks.open(id, p.token.group, limit, Date.now() + ex.g.runtime.tasks.poll_base_ms))) {
+    throw new GatewayError('too_many_requests', `The upstream load of group ${p.token.group} is saturated (${limit} tasks in flight); retry later`);
   }
-  ctx.reserved = amount;
+}
+
+/** Turns the reservation into the charge; usage beyond the reservation is recorded as uncharged, never taken. */
+export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): Promise<void> {
+  if (bill === 'deferred') return;
+  const actual = typeof bill === 'number' ? bill : bill ? charge(p.price, bill) : 0;
+  const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual);
+  ex.ctx.charged = settled.charged;
+  if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;
+}
+
+/**
+ * Nothing is owed: the reservation goes back, and a task's slot and pending record go too. A submit cut by a stop
+ * is left as it is: the vendor may have it, and the next instance's recovery reconciles it (recovery.ts).
+ */
+export async function release(ex: Exchange, hold: Hold): Promise<void> {
+  const { g, ctx } = ex;
+  ctx.charged = 0;
+  if (hold.durable && ctx.abort.signal.reason === 'shutdown') return;
+  try {
+    await g.store.quota.refund(hold.account, hold.id, hold.amount);
+    if (!hold.durable) return;
+    await g.store.tasks.close(hold.id);
+    await g.tasks.delete(hold.id);
+  } catch (err) {
+    g.log.error({ err, req_id: ctx.id }, 'refund failed');
+  }
 }

@@ -116,7 +116,7 @@ function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): v
   if ((auth.scheme === 'jwt_hs256' || auth.scheme === 'hmac_v4') && !auth.secret) at('error', p, `scheme "${auth.scheme}" needs secret`);
 }
 
-const jsonataSlots = ['request', 'response', 'chunk', 'error', 'path_expr', 'model_expr', 'answer', 'error_answer', 'list_answer', 'resolve'];
+const jsonataSlots = ['request', 'response', 'chunk', 'path_expr', 'model_expr', 'answer', 'error_answer', 'list_answer', 'resolve'];
 
 /** Parses every JSONata slot found in an object tree (operations, poll blocks, task routes). */
 function parseSlots(node: unknown, base: string, at: (p: string, m: string) => void): void {

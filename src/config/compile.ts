@@ -89,8 +89,8 @@ function compileChannel(c: Channel, transformMs: number): CompiledChannel {
   for (const [name, op] of Object.entries(c.operations ?? {})) {
     const t = (src?: string) => (src ? compileTransform(src, transformMs) : undefined);
     operations.set(name, {
-      path: op.path ?? '', request: t(op.request), response: t(op.response), chunk: t(op.chunk), error: t(op.error),
-      streamEnd: op.stream_end ?? 'done', pathExpr: t(op.path_expr), encoding: op.encoding ?? 'json',
+      path: op.path ?? '', request: t(op.request), response: t(op.response), chunk: t(op.chunk),
+      pathExpr: t(op.path_expr), encoding: op.encoding ?? 'json',
       statusMap: op.status_map ?? {}, contentPath: op.content?.path, contentResolve: t(op.content?.resolve),
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
       reconcile: op.reconcile && { method: op.reconcile.method ?? 'GET', path: op.reconcile.path, pathExpr: t(op.reconcile.path_expr), response: t(op.reconcile.response)! },

@@ -70,8 +70,6 @@ export interface CompiledOperation {
   request?: Transform;
   response?: Transform;
   chunk?: Transform;
-  error?: Transform;
-  streamEnd: 'done' | 'eof';
   pathExpr?: Transform;
   encoding: 'json' | 'multipart';
   statusMap: Record<string, UnifiedStatus>;

@@ -1,6 +1,13 @@
-// Per-token request rate limit with fixed windows held in memory.
+// Stage: the per-token request rate limit (the route's, else the group's), in fixed windows counted in the shared
+// store when there is one (all instances together), else in this process.
 import { GatewayError } from '../http/errors.js';
 import type { RateLimit } from '../types/generated/routes.js';
+import type { Caller, Exchange } from './exchange.js';
+
+/** Throws too_many_requests (429) with Retry-After. */
+export function rateLimit(ex: Exchange, c: Caller): Promise<void> {
+  return ex.g.limiter.takeShared(c.token.id, c.route.limits.rateLimit ?? ex.g.runtime.groups.get(c.token.group)?.rate_limit);
+}
 
 export class RateLimiter {
   /** With a shared store the count is the store's (all instances together); otherwise this process's. */

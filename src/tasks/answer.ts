@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
 import type { CompiledRoute } from '../config/runtime.js';
 import { publicView, videoObject, type TaskRecord } from './task-record.js';
+import { sendJson } from '../http/send-json.js';
 
 export async function taskBody(g: Gateway, route: CompiledRoute, rec: TaskRecord, baseUrl: string): Promise<unknown> {
   const view = publicView(rec, contentUrl(g, rec, baseUrl));
@@ -15,12 +16,6 @@ export async function taskBody(g: Gateway, route: CompiledRoute, rec: TaskRecord
 
 export async function answerTask(g: Gateway, route: CompiledRoute, rec: TaskRecord, res: ServerResponse, baseUrl: string): Promise<void> {
   sendJson(res, 200, await taskBody(g, route, rec, baseUrl));
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }
 
 /** The gateway's own download route for the task's family; results are never handed out as vendor URLs. */

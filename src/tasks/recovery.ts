@@ -7,7 +7,7 @@ import type { CompiledChannel, CompiledReconcile } from '../config/runtime.js';
 import type { PendingTask } from '../store/task-index.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { applyUpdate } from './apply-update.js';
-import { acceptTask } from './submit.js';
+import { acceptTask } from './accept.js';
 import type { PollResult } from './status-map.js';
 import { isFinal, stringVars, type TaskRecord } from './task-record.js';
 

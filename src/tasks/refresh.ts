@@ -4,7 +4,7 @@ import type { CompiledChannel, CompiledOperation, CompiledPoll } from '../config
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { applyUpdate } from './apply-update.js';
 import { normalise, type PollResult } from './status-map.js';
-import { fillPath, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
+import { taskPath, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
 
 /** Refreshes tasks that share a channel and operation; failures leave tasks as they were for the next pass. */
 export async function refreshTasks(g: Gateway, tasks: TaskRecord[]): Promise<TaskRecord[]> {
@@ -53,7 +53,7 @@ async function refreshGroup(g: Gateway, channel: CompiledChannel, op: CompiledOp
 async function askUpstream(channel: CompiledChannel, poll: CompiledPoll, group: TaskRecord[]): Promise<Map<string, PollResult>> {
   const ids = group.map((t) => t.upstream_id!);
   const bindings = { upstream_id: ids[0], upstream_ids: ids, model: group[0].upstream_model };
-  const path = fillPath(poll.path, group[0]);
+  const path = taskPath(poll.path, group[0]);
   const body = poll.request ? Buffer.from(JSON.stringify(await poll.request.run({}, bindings))) : undefined;
   const res = await fetchUpstream(channel, { method: poll.method, path, body });
   if (res.status === 429 || res.status >= 500) throw new Error(`upstream answered ${res.status}`);

@@ -1,6 +1,7 @@
 // The task record: what the gateway knows about one asynchronous job, and the view clients may see.
 import { randomBytes } from 'node:crypto';
 import type { UnifiedStatus } from '../config/runtime.js';
+import { fillPath } from '../transform/fill-path.js';
 
 export interface TaskRecord {
   id: string;
@@ -38,10 +39,9 @@ export interface TaskRecord {
   submitting?: { owner: string; started_at: number; path: string };
 }
 
-/** Replaces `{upstream_id}`, `{model}` and `{var}` placeholders of a vendor path. */
-export function fillPath(path: string, t: Pick<TaskRecord, 'upstream_id' | 'upstream_model' | 'vars'>): string {
-  const values: Record<string, string | undefined> = { ...t.vars, upstream_id: t.upstream_id, model: t.upstream_model };
-  return path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(values[name] ?? ''));
+/** A task's vendor path: `{upstream_id}`, `{model}` and the `{var}`s its vendor asked to keep. */
+export function taskPath(path: string, t: Pick<TaskRecord, 'upstream_id' | 'upstream_model' | 'vars'>): string {
+  return fillPath(path, { ...t.vars, upstream_id: t.upstream_id, model: t.upstream_model });
 }
 
 /** Vendor extras are kept only when small: a record is not a place for payloads. */

@@ -1,10 +1,11 @@
-// The one fetcher for URLs that came from clients: private, loopback, link-local and metadata addresses are refused,
-// the vetted address is pinned for the connection (no DNS rebinding), and every redirect hop is checked again.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { lookup } from 'node:dns/promises';
+// Fetching URLs the gateway did not choose (a client's callback, a vendor's result URL): private, loopback,
+// link-local and metadata addresses are refused. The check runs in the pool's DNS lookup, at connect time, so the
+// address checked is the address used (no DNS rebinding), and every redirect hop is checked the same way.
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { send, type Target } from './http-client.js';
 
 const blocked = new BlockList();
 for (const [net, bits] of [
@@ -18,68 +19,54 @@ for (const [net, bits] of [['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 1
 
 export class UnsafeUrl extends Error {}
 
-/**
- * A dns.lookup for agents that connect only to public addresses: every address a name resolves to is checked at
- * connect time, so the address checked is the address used (no second DNS answer can steer the socket).
- */
-export function publicOnlyLookup(host: string, opts: LookupOptions, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void {
-  dnsLookup(host, { ...opts, all: true }, (err, answers) => {
-    if (err) return cb(err, '');
-    const list = answers as LookupAddress[];
-    const bad = list.find((a) => isPrivateAddress(a.address));
-    if (!list.length || bad) return cb(Object.assign(new UnsafeUrl(`${host} resolves to a private address`), { code: 'EPRIVATE' }), '');
-    if (opts.all) cb(null, list);
-    else cb(null, list[0].address, list[0].family);
-  });
-}
-
 export function isPrivateAddress(ip: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped) return blocked.check(mapped[1], 'ipv4');
   return blocked.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4');
 }
 
-/** Resolves and vets a URL's host; returns the address to connect to. */
-export async function vet(url: URL, allowPrivate: boolean): Promise<{ address: string; family: number }> {
+/** A dns.lookup that fails (EPRIVATE, a connect failure) when any address of the name is not public. */
+function publicOnlyLookup(host: string, opts: LookupOptions, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void {
+  dnsLookup(host, { ...opts, all: true }, (err, answers) => {
+    if (err) return cb(err, '');
+    const list = answers as LookupAddress[];
+    if (!list.length || list.some((a) => isPrivateAddress(a.address))) {
+      return cb(Object.assign(new UnsafeUrl(`${host} resolves to a private address`), { code: 'EPRIVATE' }), '');
+    }
+    if (opts.all) cb(null, list);
+    else cb(null, list[0].address, list[0].family);
+  });
+}
+
+const keepAlive = { keepAlive: true, maxFreeSockets: 64 };
+/** Pools for foreign URLs: public addresses only, or any address where the operator trusts the network. */
+export const pools = {
+  public: { http: new HttpAgent({ ...keepAlive, lookup: publicOnlyLookup }), https: new HttpsAgent({ ...keepAlive, lookup: publicOnlyLookup }) },
+  trusted: { http: new HttpAgent(keepAlive), https: new HttpsAgent(keepAlive) },
+};
+
+/** A target for a foreign URL; an IP literal (never looked up) is checked here. Throws UnsafeUrl. */
+export function foreignTarget(url: URL, allowPrivate: boolean, t: Omit<Target, 'url' | 'agent'>): Target {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrl(`scheme ${url.protocol} is not allowed`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const answers = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true });
-  if (!answers.length) throw new UnsafeUrl('host does not resolve');
-  // Every answer must be public: otherwise a resolver could hand out a private one on the next lookup.
-  if (!allowPrivate && answers.some((a) => isPrivateAddress(a.address))) throw new UnsafeUrl(`${host} resolves to a private address`);
-  return answers[0];
+  if (!allowPrivate && isIP(host) && isPrivateAddress(host)) throw new UnsafeUrl(`${host} is a private address`);
+  const pool = allowPrivate ? pools.trusted : pools.public;
+  return { ...t, url, agent: url.protocol === 'https:' ? pool.https : pool.http };
 }
 
 export interface SafePost { allowPrivate: boolean; timeoutMs: number; maxRedirects?: number }
 
-/** POSTs JSON; follows up to `maxRedirects` redirects, vetting each hop. Resolves with the final status. */
+/** POSTs JSON to a client's URL; follows up to `maxRedirects` redirects, each hop vetted. Resolves with the final status. */
 export async function safePostJson(target: string, body: string, opts: SafePost): Promise<number> {
   let url = new URL(target);
   for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
-    const { address, family } = await vet(url, opts.allowPrivate);
-    const res = await postOnce(url, address, family, body, opts.timeoutMs);
-    if (res.status < 300 || res.status >= 400 || !res.location) return res.status;
-    url = new URL(res.location, url);
+    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'switchyard-callback' };
+    const res = await send(foreignTarget(url, opts.allowPrivate, { method: 'POST', headers, body: Buffer.from(body), connectMs: opts.timeoutMs, firstByteMs: opts.timeoutMs }));
+    res.resume();
+    const location = typeof res.headers.location === 'string' ? res.headers.location : undefined;
+    const status = res.statusCode ?? 0;
+    if (status < 300 || status >= 400 || !location) return status;
+    url = new URL(location, url);
   }
   throw new UnsafeUrl('too many redirects');
-}
-
-function postOnce(url: URL, address: string, family: number, body: string, timeoutMs: number): Promise<{ status: number; location?: string }> {
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'switchyard-callback' },
-      // Pin the vetted address: the connection cannot be steered elsewhere by a second DNS answer.
-      lookup: (_h: string, o: { all?: boolean }, cb: (...args: any[]) => void) => (o?.all ? cb(null, [{ address, family }]) : cb(null, address, family)),
-      timeout: timeoutMs,
-    });
-    req.once('timeout', () => req.destroy(new Error('callback timed out')));
-    req.once('error', reject);
-    req.once('response', (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, location: typeof res.headers.location === 'string' ? res.headers.location : undefined });
-    });
-    req.end(body);
-  });
 }

@@ -289,21 +289,13 @@ export interface Operation2 {
    */
   request?: string;
   /**
-   * JSONata: vendor response → unified response. For task submits it yields {upstream_id, status?, error?, vars?}; bindings $model, $path (the submit path).
+   * JSONata: vendor response → unified response. For task submits it yields {upstream_id, status?, progress?, error?, reject?: {status, body}, vars?, extra?} (see schemas/transform/); bindings $model, $path (the submit path), $task_id, $request, $operation.
    */
   response?: string;
   /**
    * JSONata: one vendor stream event (parsed JSON) → unified chunk, an array of chunks, or nothing to drop it.
    */
   chunk?: string;
-  /**
-   * JSONata: vendor error body → {message, code}.
-   */
-  error?: string;
-  /**
-   * How a healthy upstream stream ends: `done` (a `data: [DONE]` event, OpenAI style; the default) or `eof` (the connection simply ends). Anything else is reported to the client as a cut stream.
-   */
-  stream_end?: 'done' | 'eof';
   /**
    * JSONata: the upstream path computed from the unified request (bindings $model), when one static path is not enough.
    */

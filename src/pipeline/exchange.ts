@@ -1,0 +1,26 @@
+// What flows through the pipeline: one exchange (the request, its answer, its log record), and the typed output of
+// each stage, each extending the one before, so a later stage can only read what an earlier one produced.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Gateway } from '../gateway.js';
+import type { CompiledRoute } from '../config/runtime.js';
+import type { TokenRecord } from '../store/token-store.js';
+import type { Model } from '../types/generated/channels.js';
+import type { PriceInputs } from '../billing/price-inputs.js';
+import type { RequestContext } from './context.js';
+
+export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext }
+
+/** matchRoute → */
+export interface Matched { route: CompiledRoute; params: Record<string, string> }
+
+/** authenticate → */
+export interface Caller extends Matched { token: TokenRecord }
+
+/** readRequest → the body as an object (JSON, multipart fields and spooled files, or `{}`), and the bytes as sent. */
+export interface Inbound extends Caller { body: Record<string, unknown>; raw: Buffer }
+
+/** resolveModel → the model the request names, its price entry, and the channel a task reference pins it to. */
+export interface Resolved extends Inbound { model: string; price: Model; pin?: string }
+
+/** price → the checked price inputs and what may be reserved (the prompt estimate, for token prices). */
+export interface Priced extends Resolved { inputs: PriceInputs; amount: number; promptTokens: number }

@@ -1,0 +1,43 @@
+// The request pipeline: every stage a request goes through, in order, with the error each stage can answer.
+// A newcomer reads a request's whole path here; each stage lives in its own file and returns a typed value the
+// next stage builds on. Policies (src/policies/) supply only the last steps: how the vendor's request is built and
+// how the answer is given.
+import { policyOf } from '../policies/index.js';
+import type { ProxiedPolicy } from '../policies/policy.js';
+import { reserve, settle, release } from '../billing/reservation.js';
+import type { Caller, Exchange } from './exchange.js';
+import { matchRoute } from './match-route.js';
+import { authenticate } from './authenticate.js';
+import { rateLimit } from './rate-limit.js';
+import { readRequest } from './read-request.js';
+import { resolveModel } from './resolve-model.js';
+import { price } from './price.js';
+import { dispatch } from './dispatch.js';
+import { relayUpstreamError } from './upstream-error.js';
+
+export async function serve(ex: Exchange): Promise<void> {
+  const matched = matchRoute(ex);                                     // 404 not_found · 405 method_not_allowed
+  const p = policyOf(matched.route);
+  if (p.kind === 'open' && !matched.route.auth) return p.answer(ex);  // /healthz, /readyz, /metrics
+  const caller = await authenticate(ex, matched);                     // 401 invalid_api_key
+  await rateLimit(ex, caller);                                        // 429 too_many_requests
+  if (p.kind === 'open') return p.answer(ex);
+  if (p.kind === 'local') return p.answer(ex, caller);                // models, task queries, lists, downloads
+  return proxy(ex, caller, p.policy);
+}
+
+async function proxy(ex: Exchange, caller: Caller, policy: ProxiedPolicy): Promise<void> {
+  const inbound = await readRequest(ex, caller, policy.body);         // 400 · 408 · 413 · 415 · 503 server_busy
+  const resolved = await resolveModel(ex, inbound);                   // 400 · 403 model_not_allowed · 404 model_not_found
+  const priced = price(ex, resolved);                                 // 400 invalid_request naming the price field
+  const hold = await reserve(ex, priced, policy.scope);               // 403 insufficient_user_quota · 429 (task slots)
+  try {
+    const sent = await dispatch(ex, priced, hold, policy.build, policy.retry); // 429 · 502 · 503 · 504, failover before the head
+    if (policy.relayErrors) await relayUpstreamError(sent);           // the vendor's 4xx with its status; its 5xx as 502
+    const bill = await policy.respond(ex, priced, sent, hold);        // the answer: JSON, SSE, bytes or a task
+    await settle(ex, priced, hold, bill);                             // charge ≤ reservation; a task settles when it ends
+  } catch (err) {
+    await release(ex, hold);                                          // refund (a submit cut by a stop: left to recovery)
+    throw err;
+  }
+}

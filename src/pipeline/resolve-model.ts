@@ -1,0 +1,66 @@
+// Stage: which model the request names (the route's fixed model, its expression over the body, or `body.model`),
+// whether the caller may use it, and its family's own body rules. A follow-up naming one of the caller's tasks
+// (`task.refs`) gets the vendor's id in its place and is pinned to the channel that holds that task.
+import type { Model } from '../types/generated/channels.js';
+import { GatewayError, clip } from '../http/errors.js';
+import { describeAjvErrors } from '../config/schema-registry.js';
+import type { Gateway } from '../gateway.js';
+import type { TokenRecord } from '../store/token-store.js';
+import { queryOf } from './match-route.js';
+import type { Exchange, Inbound, Resolved } from './exchange.js';
+
+/** Throws invalid_request (400), model_not_allowed (403), model_not_found (404), task_not_found (404). */
+export async function resolveModel(ex: Exchange, i: Inbound): Promise<Resolved> {
+  const { body, pin } = await swapRefs(ex.g, i);
+  const model = await pickModel(ex, { ...i, body });
+  ex.ctx.model = model;
+  const price = checkAccess(ex.g, i.token, model, i.route.operation);
+  const family = ex.g.runtime.modelSchemas.get(model);
+  if (family && !family(body)) throw new GatewayError('invalid_request', describeAjvErrors(family.errors));
+  return { ...i, body, model, price, pin };
+}
+
+async function pickModel(ex: Exchange, i: Inbound): Promise<string> {
+  const { route } = i;
+  const m = route.model ?? (route.modelExpr
+    ? await route.modelExpr.run(i.body, { params: i.params, query: queryOf(ex.ctx.url) }).catch(() => {
+      throw new GatewayError('invalid_request', 'The model cannot be determined from this request (check the types of its fields)');
+    })
+    : i.body.model);
+  if (typeof m !== 'string' || !m) throw new GatewayError('invalid_request', '`model` is required');
+  return m;
+}
+
+/** The token's own allow-list first, then its group's channels. */
+function checkAccess(g: Gateway, token: TokenRecord, model: string, operation: string): Model {
+  if (token.models && !token.models.includes(model)) throw new GatewayError('model_not_allowed', `This token has no access to model ${clip(model)}`);
+  const price = g.runtime.models.get(model);
+  if (!price || !g.runtime.candidates(token.group, model, operation).length) {
+    throw new GatewayError('model_not_found', `The model ${clip(model)} does not exist or is not available to group ${token.group}`);
+  }
+  return price;
+}
+
+/** Swaps the caller's task ids in `refs` fields for the vendor's, and pins the channel that holds them. */
+async function swapRefs(g: Gateway, i: Inbound): Promise<{ body: Record<string, unknown>; pin?: string }> {
+  const refs = i.route.task?.refs ?? [];
+  if (!refs.length) return { body: i.body };
+  let pin: string | undefined;
+  const body = { ...i.body };
+  for (const field of refs) {
+    const ref = i.body[field];
+    if (ref === undefined || ref === null || ref === '') continue;
+    if (typeof ref !== 'string') throw new GatewayError('invalid_request', `\`${field}\` must be a task id string`);
+    const rec = await g.tasks.get(ref);
+    if (!rec || rec.owner.user !== i.token.user || !rec.upstream_id) throw new GatewayError('task_not_found', `\`${field}\`: task ${clip(ref)} not found`);
+    body[field] = rec.upstream_id;
+    pin = rec.channel;
+  }
+  return { body, pin };
+}
+
+/** Models a token may list: its group's reachable models, narrowed by its allow-list. */
+export function visibleModels(g: Gateway, token: TokenRecord): string[] {
+  const all = g.runtime.groupModels(token.group).filter((m) => g.runtime.models.has(m) && !g.runtime.models.get(m)!.hidden);
+  return token.models ? all.filter((m) => token.models!.includes(m)) : all;
+}

@@ -1,0 +1,30 @@
+// Which policy answers a route: proxied routes (a vendor is called and billed), local ones (the gateway answers
+// for the caller) and open ones (about the gateway itself).
+import type { CompiledRoute } from '../config/runtime.js';
+import { serveMetrics } from '../metrics.js';
+import type { LocalPolicy, OpenPolicy, ProxiedPolicy } from './policy.js';
+import { chat } from './chat.js';
+import { json } from './json.js';
+import { passthrough } from './passthrough.js';
+import { taskSubmit } from './task-submit.js';
+import { serveModels } from './models.js';
+import { serveHealth, serveReady } from './health.js';
+import { listTasks, queryTask } from './task-query.js';
+import { serveContent } from './task-content.js';
+import { relayTask } from './task-relay.js';
+
+export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy };
+
+const open: Record<string, OpenPolicy> = { health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res) };
+const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough };
+const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask };
+
+export function policyOf(route: CompiledRoute): Policy {
+  if (open[route.policy]) return { kind: 'open', answer: open[route.policy] };
+  if (route.policy === 'models') return { kind: 'local', answer: serveModels };
+  if (route.policy === 'task') {
+    const action = route.task!.action;
+    return action === 'submit' ? { kind: 'proxied', policy: taskSubmit } : { kind: 'local', answer: tasks[action] };
+  }
+  return { kind: 'proxied', policy: proxied[route.policy] };
+}

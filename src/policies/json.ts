@@ -1,0 +1,29 @@
+// Policy `json`: a synchronous call (JSON or multipart in, JSON out), mapped by the channel's transforms, billed
+// per unit at its exact price.
+import { addedMs } from '../pipeline/context.js';
+import { queryOf } from '../pipeline/match-route.js';
+import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
+import type { Exchange, Priced } from '../pipeline/exchange.js';
+import { buildCall } from '../transform/build-call.js';
+import type { ChannelCall } from '../transport/channel-target.js';
+import { sendJson } from '../http/send-json.js';
+import { readUpstreamJson } from './upstream-json.js';
+import type { ProxiedPolicy } from './policy.js';
+
+const bindings = (ex: Exchange, p: Priced, upstreamModel: string) => ({ params: p.params, query: queryOf(ex.ctx.url), model: upstreamModel });
+
+async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
+  const { path, body } = await buildCall(a.op, p.body, bindings(ex, p, a.upstreamModel), p.params);
+  return { method: 'POST', path, body };
+}
+
+async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<number> {
+  const { parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes);
+  const answer = sent.op.response
+    ? await sent.op.response.run(parsed, { ...bindings(ex, p, sent.upstreamModel), model: p.model, upstream_model: sent.upstreamModel, request: p.body })
+    : parsed;
+  sendJson(ex.res, 200, answer, { 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
+  return p.amount;
+}
+
+export const json: ProxiedPolicy = { body: 'json', scope: 'request', retry: idempotentRetry, relayErrors: true, build, respond };

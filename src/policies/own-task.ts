@@ -1,0 +1,15 @@
+// The caller's task or 404: the existence of other users' tasks, or of other families', is never revealed.
+import { GatewayError, clip } from '../http/errors.js';
+import type { Caller, Exchange } from '../pipeline/exchange.js';
+import type { TaskRecord } from '../tasks/task-record.js';
+
+export async function ownTask(ex: Exchange, c: Caller, id: string | undefined): Promise<TaskRecord> {
+  const rec = id ? await ex.g.tasks.get(id) : undefined;
+  const families = c.route.task?.families;
+  // A task still being submitted has no answer yet: nobody has been given its id.
+  if (!rec || rec.submitting || rec.owner.user !== c.token.user || (families && !families.includes(rec.family))) {
+    throw new GatewayError('task_not_found', `Task ${clip(id ?? '')} not found`);
+  }
+  ex.ctx.model = rec.model;
+  return rec;
+}

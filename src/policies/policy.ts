@@ -1,0 +1,23 @@
+// What a policy supplies to the pipeline: for a proxied route, how its body is read, how each attempt's request is
+// built and how the answer is given (the respond step); for a local route (models, task queries), the answer alone.
+import type { BodyKind } from '../pipeline/read-request.js';
+import type { Build, RetryRule, Sent } from '../pipeline/dispatch.js';
+import type { Caller, Exchange, Priced } from '../pipeline/exchange.js';
+import type { Bill, Hold } from '../billing/reservation.js';
+
+export interface ProxiedPolicy {
+  body: BodyKind;
+  /** `durable`: a task (an in-flight slot, a reservation that outlives the answer). */
+  scope: 'request' | 'durable';
+  retry: RetryRule;
+  /** Whether an upstream error status is turned into the gateway's error (false: the policy relays it as it is). */
+  relayErrors: boolean;
+  build: Build;
+  respond(ex: Exchange, p: Priced, sent: Sent, hold: Hold): Promise<Bill>;
+}
+
+/** Answers from the gateway itself (the caller's models, its tasks). */
+export type LocalPolicy = (ex: Exchange, c: Caller) => Promise<void>;
+
+/** Answers about the gateway (health, readiness, metrics): no caller needed. */
+export type OpenPolicy = (ex: Exchange) => Promise<void> | void;
