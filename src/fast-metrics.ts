@@ -1,55 +1,55 @@
 // Per-request counters and histograms whose labelled series are resolved once: an observation is a few array
-// writes. prom-client's own classes hash and validate the label object on every call (about a microsecond each,
-// four times per request); these hand the same data to prom-client's registry at scrape time, in its metric shape.
-import type { Registry } from 'prom-client';
+// writes. (prom-client's classes hash and validate the label object on every call, about a microsecond each, four
+// times per request.) They render their own Prometheus text at scrape time, next to prom-client's registry.
 
-interface Value { labels: Record<string, string | number>; value: number; metricName?: string }
-interface Series { labels: Record<string, string>; counts: number[]; sum: number; count: number }
+interface Series { labels: string; counts: number[]; sum: number; count: number; value: number }
 
-abstract class FastMetric<S> {
-  readonly aggregator = 'sum';
-  protected readonly series = new Map<string, S>();
+abstract class FastMetric {
+  protected readonly series = new Map<string, Series>();
 
-  constructor(readonly name: string, readonly help: string, private readonly labelNames: string[], registry: Registry) {
-    registry.registerMetric(this as never);
+  constructor(readonly name: string, readonly help: string, private readonly labelNames: string[], set: FastMetric[]) {
+    set.push(this);
   }
 
-  protected seriesFor(values: string[], make: (labels: Record<string, string>) => S): S {
+  abstract render(): string;
+
+  protected seriesFor(values: string[], buckets = 0): Series {
     const key = values.join('\u0000');
     let s = this.series.get(key);
     if (!s) {
-      const labels: Record<string, string> = {};
-      this.labelNames.forEach((n, i) => { labels[n] = values[i]; });
-      s = make(labels);
+      const labels = this.labelNames.map((n, i) => `${n}="${escape(values[i])}"`).join(',');
+      s = { labels, counts: new Array<number>(buckets).fill(0), sum: 0, count: 0, value: 0 };
       this.series.set(key, s);
     }
     return s;
   }
+
+  protected head(type: string): string {
+    return `# HELP ${this.name} ${this.help}\n# TYPE ${this.name} ${type}\n`;
+  }
 }
 
-export class FastCounter extends FastMetric<{ labels: Record<string, string>; value: number }> {
-  readonly type = 'counter';
-
+export class FastCounter extends FastMetric {
   /** The series for these label values, in `labelNames` order; keep it and call `inc` on it. */
   child(...values: string[]): { inc(n?: number): void } {
-    const s = this.seriesFor(values, (labels) => ({ labels, value: 0 }));
+    const s = this.seriesFor(values);
     return { inc: (n = 1) => { s.value += n; } };
   }
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: Value[] } {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value })) };
+  render(): string {
+    let out = this.head('counter');
+    for (const s of this.series.values()) out += `${this.name}${braces(s.labels)} ${s.value}\n`;
+    return out;
   }
 }
 
-export class FastHistogram extends FastMetric<Series> {
-  readonly type = 'histogram';
-
-  constructor(name: string, help: string, labelNames: string[], private readonly bounds: number[], registry: Registry) {
-    super(name, help, labelNames, registry);
+export class FastHistogram extends FastMetric {
+  constructor(name: string, help: string, labelNames: string[], private readonly bounds: number[], set: FastMetric[]) {
+    super(name, help, labelNames, set);
   }
 
   child(...values: string[]): { observe(v: number): void } {
-    const s = this.seriesFor(values, (labels) => ({ labels, counts: new Array<number>(this.bounds.length).fill(0), sum: 0, count: 0 }));
+    const s = this.seriesFor(values, this.bounds.length);
     const bounds = this.bounds;
     return {
       observe: (v: number) => {
@@ -61,18 +61,22 @@ export class FastHistogram extends FastMetric<Series> {
     };
   }
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: Value[] } {
-    const values: Value[] = [];
+  render(): string {
+    let out = this.head('histogram');
     for (const s of this.series.values()) {
+      const sep = s.labels ? ',' : '';
       let acc = 0;
       this.bounds.forEach((le, i) => {
         acc += s.counts[i];
-        values.push({ labels: { le, ...s.labels }, value: acc, metricName: `${this.name}_bucket` });
+        out += `${this.name}_bucket{${s.labels}${sep}le="${le}"} ${acc}\n`;
       });
-      values.push({ labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: `${this.name}_bucket` },
-        { labels: s.labels, value: s.sum, metricName: `${this.name}_sum` },
-        { labels: s.labels, value: s.count, metricName: `${this.name}_count` });
+      out += `${this.name}_bucket{${s.labels}${sep}le="+Inf"} ${s.count}\n${this.name}_sum${braces(s.labels)} ${s.sum}\n${this.name}_count${braces(s.labels)} ${s.count}\n`;
     }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    return out;
   }
 }
+
+export type { FastMetric };
+
+const braces = (labels: string) => (labels ? `{${labels}}` : '');
+const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
