@@ -25,7 +25,8 @@ async function main(argv: string[]): Promise<number> {
 
 function check(args: string[]): number {
   const { values } = parseArgs({ args, options: { dir: { type: 'string' } } });
-  const result = checkConfig(values.dir ?? defaultConfigDir(), schemaRegistry());
+  const dir = values.dir ?? defaultConfigDir();
+  const result = checkConfig(dir, schemaRegistry(dir));
   for (const d of result.diagnostics) console.error(formatDiagnostic(d));
   const errors = result.diagnostics.filter((d) => d.level === 'error').length;
   console.log(result.ok ? 'config OK' : `config has ${errors} error${errors === 1 ? '' : 's'}`);

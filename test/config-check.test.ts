@@ -122,3 +122,23 @@ describe('unset environment reference', () => {
     assert.equal(r.stderr.trim(), 'warning: channels.yaml:10:34 /channels/0/auth/key: environment variable SWITCHYARD_TEST_UNSET_KEY is not set: channel "sim" is disabled');
   });
 });
+
+test('an operator adds a request schema in the config directory, without touching the install', async () => {
+  const { mkdtempSync, copyFileSync, mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-own-schema-'));
+  copyFileSync(join(fixture('gateway'), 'channels.yaml'), join(dir, 'channels.yaml'));
+  const routes = readFileSync(join(fixture('gateway'), 'routes.yaml'), 'utf8').replace('body_schema: chat-completions.request.json', 'body_schema: my-chat.request.json');
+  writeFileSync(join(dir, 'routes.yaml'), routes);
+  assert.match(check(dir).diagnostics.map((d) => d.message).join('\n'), /no schema "my-chat.request.json"/);
+  mkdirSync(join(dir, 'schemas', 'api'), { recursive: true });
+  writeFileSync(join(dir, 'schemas', 'api', 'my-chat.request.json'), JSON.stringify({ type: 'object', required: ['model', 'messages', 'user'] }));
+  const ok = checkConfig(dir, schemaRegistry(dir), cleanEnv());
+  assert.ok(ok.ok, ok.diagnostics.map((d) => d.message).join('\n'));
+  const { loadRuntime } = await import('../src/config/load-config.js');
+  const validate = loadRuntime(dir, cleanEnv()).runtime.routes.find((r) => r.id === 'chat_completions')!.validate!;
+  assert.equal(validate({ model: 'm', messages: [] }), false, 'the operator\'s own rule applies');
+  writeFileSync(join(dir, 'schemas', 'api', 'clash.json'), JSON.stringify({ $id: 'chat-completions.request.json', type: 'object' }));
+  const { SchemaRegistry } = await import('../src/config/schema-registry.js');
+  assert.throws(() => new SchemaRegistry(join(projectRoot, 'schemas'), [join(dir, 'schemas', 'api')]), /already exists/);
+});

@@ -13,9 +13,12 @@ export interface CheckedConfig {
   routes: RoutesFile;
   channels: ChannelsFile;
   /** Channels after `extends` and env resolution; those with unset secrets come back disabled. */
-  resolvedChannels: Channel[];
+  resolvedChannels: ResolvedChannel[];
   diagnostics: Diagnostic[];
 }
+
+/** A channel with its template merged in: base URL and groups are known (the cross-reference layer checked it). */
+export type ResolvedChannel = Channel & Required<Pick<Channel, 'base_url' | 'groups'>>;
 
 export function checkConfig(configDir: string, registry: SchemaRegistry, env = process.env): { ok: boolean; config?: CheckedConfig; diagnostics: Diagnostic[] } {
   const diags: Diagnostic[] = [];
@@ -93,7 +96,9 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     if (channels.channels.findIndex((x) => x.id === raw.id) !== i) chanAt('error', `${p}/id`, `duplicate channel id "${raw.id}"`);
     if (raw.extends && !channels.templates?.[raw.extends]) chanAt('error', `${p}/extends`, `unknown template "${raw.extends}"`);
     const ch = withTemplate(raw, channels);
-    ch.groups.forEach((g, j) => { if (!channels.groups[g]) chanAt('error', `${p}/groups/${j}`, `unknown group "${g}"`); });
+    if (!ch.base_url) chanAt('error', p, 'base_url is required (set it here or in the template)');
+    if (!ch.groups?.length) chanAt('error', p, 'groups is required (set it here or in the template)');
+    (ch.groups ?? []).forEach((g, j) => { if (!channels.groups[g]) chanAt('error', `${p}/groups/${j}`, `unknown group "${g}"`); });
     ch.models.forEach((m, j) => { if (!channels.models[m]) chanAt('error', `${p}/models/${j}`, `model "${m}" has no entry (price) in models`); });
     for (const k of Object.keys(ch.model_map ?? {})) {
       if (!ch.models.includes(k)) chanAt('error', `${p}/model_map/${k}`, `"${k}" is not in this channel's models`);
@@ -141,9 +146,9 @@ function transformsLayer(channels: ChannelsFile, at: (p: string, m: string) => v
   for (const [name, t] of Object.entries(channels.templates ?? {})) visit(t.operations as never, `/templates/${name}/operations`);
 }
 
-function envLayer(channels: ChannelsFile, env: NodeJS.ProcessEnv, at: Report): Channel[] {
+function envLayer(channels: ChannelsFile, env: NodeJS.ProcessEnv, at: Report): ResolvedChannel[] {
   return channels.channels.map((raw, i) => {
-    const { value, missing } = resolveEnv(withTemplate(raw, channels), env, `/channels/${i}`);
+    const { value, missing } = resolveEnv(withTemplate(raw, channels) as ResolvedChannel, env, `/channels/${i}`);
     if (!missing.some((m) => m.pointer.endsWith('/base_url')) && !validUrl(value.base_url)) {
       at('error', `/channels/${i}/base_url`, `"${value.base_url}" is not an http:// or https:// URL`);
     }

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import type { CheckedConfig } from './check.js';
+import type { CheckedConfig, ResolvedChannel } from './check.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import { compileTransform } from '../transform/compile-transform.js';
 import { defaultLimits, defaultServerLimits, defaultTaskSettings, defaultTimeouts, type CompiledChannel, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
@@ -83,8 +83,9 @@ function resolveLimits(defaults: RouteLimits | undefined, own: RouteLimits | und
   };
 }
 
-function compileChannel(c: Channel, transformMs: number): CompiledChannel {
-  const baseUrl = new URL(c.base_url);
+function compileChannel(c: ResolvedChannel, transformMs: number): CompiledChannel {
+  // A channel disabled for an unset variable may have no usable base URL; it never sends a request.
+  const baseUrl = c.enabled === false && !URL.canParse(c.base_url) ? new URL('http://disabled.invalid') : new URL(c.base_url);
   const operations = new Map<string, CompiledOperation>();
   for (const [name, op] of Object.entries(c.operations ?? {})) {
     const t = (src?: string) => (src ? compileTransform(src, transformMs) : undefined);

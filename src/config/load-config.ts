@@ -1,5 +1,6 @@
 // Loads, checks and compiles the config directory; the single entry used by start, reload and `check`.
 import { dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkConfig } from './check.js';
 import { compileRuntime } from './compile.js';
@@ -10,10 +11,20 @@ import type { Runtime } from './runtime.js';
 /** The repository root: dist/src/config/ is three levels below it. */
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-let registry: SchemaRegistry | undefined;
-export function schemaRegistry(): SchemaRegistry {
-  registry ??= new SchemaRegistry(join(projectRoot, 'schemas'));
-  return registry;
+const registries = new Map<string, SchemaRegistry>();
+
+/**
+ * The schemas shipped under schemas/, plus an operator's own request schemas in `<config dir>/schemas/api/` (a new
+ * vendor format needs no change to the install). One registry per config directory, compiled once.
+ */
+export function schemaRegistry(configDir = projectRoot): SchemaRegistry {
+  let r = registries.get(configDir);
+  if (!r) {
+    const own = join(configDir, 'schemas', 'api');
+    r = new SchemaRegistry(join(projectRoot, 'schemas'), configDir !== projectRoot && existsSync(own) ? [own] : []);
+    registries.set(configDir, r);
+  }
+  return r;
 }
 
 export function defaultConfigDir(): string {
@@ -22,7 +33,7 @@ export function defaultConfigDir(): string {
 
 /** Throws ConfigError with every finding when the config has errors. */
 export function loadRuntime(configDir = defaultConfigDir(), env = process.env): { runtime: Runtime; warnings: Diagnostic[] } {
-  const reg = schemaRegistry();
+  const reg = schemaRegistry(configDir);
   const result = checkConfig(configDir, reg, env);
   if (!result.ok || !result.config) throw new ConfigError(result.diagnostics);
   return { runtime: compileRuntime(result.config, reg), warnings: result.diagnostics.filter((d) => d.level === 'warning') };

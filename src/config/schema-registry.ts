@@ -10,7 +10,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export class SchemaRegistry {
   readonly ajv: Ajv;
-  constructor(readonly schemasDir: string) {
+  /** `extraApiDirs`: more request schemas (an operator's), added after the shipped ones; a clashing `$id` is an error. */
+  constructor(readonly schemasDir: string, extraApiDirs: string[] = []) {
     // strictRequired is off: anyOf branches name required fields declared one level up, which is valid JSON Schema.
     this.ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats(this.ajv);
@@ -19,10 +20,14 @@ export class SchemaRegistry {
     this.ajv.addKeyword(imageLimitsKeyword);
     // A string that must itself hold JSON (vendor fields such as meta_data).
     this.ajv.addFormat('json-string', (v: string) => { try { JSON.parse(v); return true; } catch { return false; } });
-    for (const sub of ['config', 'api']) {
-      const dir = join(schemasDir, sub);
+    const ids = new Set<string>();
+    for (const dir of [join(schemasDir, 'config'), join(schemasDir, 'api'), ...extraApiDirs]) {
       for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
-        this.ajv.addSchema(JSON.parse(readFileSync(join(dir, f), 'utf8')));
+        const schema = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { $id?: string };
+        schema.$id ??= f; // a schema is named by its file, as routes.yaml refers to it
+        if (ids.has(schema.$id)) throw new Error(`${join(dir, f)}: a schema named "${schema.$id}" already exists`);
+        ids.add(schema.$id);
+        this.ajv.addSchema(schema);
       }
     }
   }

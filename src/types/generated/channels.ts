@@ -200,6 +200,16 @@ export interface Price {
  * Fields a channel inherits with `extends`; the channel's own fields win.
  */
 export interface ChannelTemplate {
+  /**
+   * Upstream origin, e.g. https://api.openai.com. May use ${env:NAME} or ${env:NAME:-default}.
+   */
+  base_url?: string;
+  /**
+   * Groups allowed to use this channel.
+   *
+   * @minItems 1
+   */
+  groups?: [string, ...string[]];
   auth?: Auth;
   headers?: Headers;
   timeouts?: Timeouts;
@@ -387,17 +397,17 @@ export interface Channel {
    */
   enabled?: boolean;
   /**
-   * Upstream origin, e.g. https://api.openai.com. May use ${env:NAME} or ${env:NAME:-default}.
+   * Upstream origin, e.g. https://api.openai.com. May use ${env:NAME} or ${env:NAME:-default}. Required here or in the template.
    */
-  base_url: string;
+  base_url?: string;
   auth?: Auth;
   headers?: Headers;
   /**
-   * Groups allowed to use this channel.
+   * Groups allowed to use this channel. Required here or in the template.
    *
    * @minItems 1
    */
-  groups: [string, ...string[]];
+  groups?: [string, ...string[]];
   /**
    * Public model names served.
    *
