@@ -3,14 +3,14 @@ import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import Keyv from 'keyv';
-import KeyvSqlite from '@keyv/sqlite';
 import { SqliteQuotaLedger } from './sqlite-quota.js';
 import type { QuotaLedger } from './quota-ledger.js';
 import { openRedis } from './redis-store.js';
 import { HeldQuota } from './held-quota.js';
 import { SqliteHolds } from './sqlite-holds.js';
 import { SqliteTaskIndex } from './sqlite-task-index.js';
-import { openStateDb, stateFileFor } from './sqlite-state.js';
+import { openSqliteDb, openStateDb, stateFileFor } from './sqlite-state.js';
+import { kvStatements, SqliteKv } from './sqlite-kv.js';
 import type { TaskIndex } from './task-index.js';
 import type { JobQueue } from './job-queue.js';
 import { SqliteJobs } from './sqlite-jobs.js';
@@ -66,16 +66,9 @@ export async function openStore(uri = process.env.SWITCHYARD_STORE || defaultSto
 async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
   const file = uri.slice('sqlite://'.length);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const adapters: KeyvSqlite[] = [];
-  const adapter = () => {
-    const a = new KeyvSqlite({ uri, busyTimeout: 5000 });
-    adapters.push(a);
-    return a;
-  };
-  // WAL lets several processes read while one writes; NORMAL sync skips an fsync per commit.
-  const main = adapter();
-  await main.query('PRAGMA journal_mode=WAL');
-  await main.query('PRAGMA synchronous=NORMAL');
+  // One connection for every keyv namespace; a record read or write is one prepared statement on it.
+  const kvDb = openSqliteDb(file, 5000);
+  const kvSql = kvStatements(kvDb);
   const state = openStateDb(stateFileFor(file));
   const instance = newInstanceId();
   const ledger = new SqliteQuotaLedger(state, instance);
@@ -108,7 +101,7 @@ async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
     kv(namespace) {
       let kv = spaces.get(namespace);
       if (!kv) {
-        kv = new Keyv({ store: adapter(), namespace });
+        kv = new Keyv({ store: new SqliteKv(kvSql), namespace });
         spaces.set(namespace, kv);
       }
       return kv;
@@ -116,7 +109,7 @@ async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
     async close() {
       await quota.close?.();
       instances.stop();
-      await Promise.allSettled(adapters.map((a) => a.disconnect()));
+      kvDb.close();
       state.close();
     },
   };
