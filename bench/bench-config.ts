@@ -1,4 +1,5 @@
-// Writes the config the bench runs with: the repository's own routes and channels, with group rate limits lifted.
+// Writes the config the bench runs with: the repository's own routes and channels, with group rate limits lifted
+// and the per-process connection cap raised for the connection soak.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument, type Document } from 'yaml';
@@ -6,14 +7,19 @@ import { parseDocument, type Document } from 'yaml';
 /** Far above anything one token can send here, yet a real limit, so the limiter's cost stays in the measurement. */
 export const benchRateLimit = { requests: 1_000_000_000, window_s: 60 };
 export const benchMaxInflightTasks = 1_000_000;
+/** `server.max_connections` per gateway process (default 10,000): the connection soak holds 20,000 over 2 workers. */
+export const benchMaxConnections = 15_000;
 
 /**
+ * routes.yaml: `server.max_connections` raised for the connection soak, nothing else changed.
  * The shipped groups allow 600-3000 requests a minute per token, which a load test passes in well under a second.
  * Everything else (channels, templates, prices, routes) is the repository's, so the request path is the real one.
  */
 export function writeBenchConfig(projectRoot: string, dir: string): string[] {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'routes.yaml'), readFileSync(join(projectRoot, 'routes.yaml')));
+  // The connection soak holds 20,000 connections over 2 workers: each worker's cap goes from 10,000 to 15,000.
+  // Every other server limit (timeouts, body memory) keeps its default.
+  writeFileSync(join(dir, 'routes.yaml'), withMaxConnections(readFileSync(join(projectRoot, 'routes.yaml'), 'utf8'), benchMaxConnections));
   const doc = parseDocument(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8'));
   const groups = doc.get('groups') as { items?: { key: unknown }[] } | undefined;
   const names = (groups?.items ?? []).map((p) => String((p.key as { value?: unknown })?.value ?? p.key));
@@ -24,6 +30,20 @@ export function writeBenchConfig(projectRoot: string, dir: string): string[] {
   disableRemoteChannels(doc);
   writeFileSync(join(dir, 'channels.yaml'), doc.toString({ lineWidth: 0 })); // no re-wrapping: a --keep-tmp diff shows only the edits
   return names;
+}
+
+/**
+ * Sets `server.max_connections`. Without a `server:` block the file is copied byte for byte and the block appended
+ * (re-serialising would restyle every flow collection, so a --keep-tmp diff shows only the edit); with one, the yaml
+ * Document API edits it in place.
+ */
+function withMaxConnections(text: string, max: number): string {
+  const doc = parseDocument(text);
+  const out = doc.has('server') ? (doc.setIn(['server', 'max_connections'], max), doc.toString({ lineWidth: 0 }))
+    : `${text}${text.endsWith('\n') ? '' : '\n'}server:\n  max_connections: ${max}\n`;
+  const check = parseDocument(out);
+  if (check.errors.length || check.getIn(['server', 'max_connections']) !== max) throw new Error(`bench config: could not set server.max_connections in routes.yaml`);
+  return out;
 }
 
 const loopback = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/;

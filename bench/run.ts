@@ -19,15 +19,19 @@ import { soak } from './scenarios/soak.js';
 import { download } from './scenarios/download.js';
 import { clusterScaling } from './scenarios/cluster.js';
 import { tasks } from './scenarios/tasks.js';
+import { connectionSoak } from './scenarios/connection-soak.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, download, clusterScaling, soak, tasks];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, download, clusterScaling, soak, connectionSoak, tasks];
 
-const usage = `usage: npm run bench [-- --full] [--runs N] [--soak-minutes N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
+const usage = `usage: npm run bench [-- --full] [--soak] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; under 3 minutes
-  --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min)
+  --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min), connection soak
+  --soak            run the connection soak (20,000 idle connections, about 2 minutes) and only it,
+                    plus any scenario --only names
   --runs N          interleaved gateway/direct runs per measurement (1-50)
   --soak-minutes N  full mode soak length (0-120; 0 skips it)
+  --soak-seconds N  connection soak hold (10-70, default 60; stays under the 75 s keep-alive timeout)
   --only a,b        run only these scenarios (${scenarios.map((s) => s.name).join(', ')})
   --profile         run the gateway under node --cpu-prof and list its top self-time functions (slows it down)
   --keep-tmp        keep the temp dir (gateway log, store, config, profile)
@@ -39,7 +43,8 @@ const MB = 1024 * 1024;
 function options() {
   const { values } = parseArgs({
     options: {
-      full: { type: 'boolean' }, runs: { type: 'string' }, only: { type: 'string' }, 'soak-minutes': { type: 'string' },
+      full: { type: 'boolean' }, soak: { type: 'boolean' }, runs: { type: 'string' }, only: { type: 'string' },
+      'soak-minutes': { type: 'string' }, 'soak-seconds': { type: 'string' },
       profile: { type: 'boolean' }, 'keep-tmp': { type: 'boolean' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -50,12 +55,17 @@ function options() {
     if (!Number.isInteger(n) || n < lo || n > hi) { console.error(`${name} must be an integer from ${lo} to ${hi}\n${usage}`); process.exit(2); }
     return n;
   };
-  const only = values.only?.split(',').map((x) => x.trim()).filter(Boolean);
+  let only = values.only?.split(',').map((x) => x.trim()).filter(Boolean);
   const unknown = only?.filter((n) => !scenarios.some((s) => s.name === n)) ?? [];
   if (unknown.length) { console.error(`--only: unknown scenario ${unknown.join(', ')}\n${usage}`); process.exit(2); }
+  const connSoak = Boolean(values.soak);
+  // --soak: the connection soak alone, or with the scenarios --only names as well.
+  if (connSoak) only = [...new Set([connectionSoak.name, ...(only ?? [])])];
   return {
     only,
     mode,
+    connSoak,
+    soakSeconds: int(values['soak-seconds'], 60, 10, 70, '--soak-seconds'),
     runs: int(values.runs, mode === 'full' ? 5 : 3, 1, 50, '--runs'),
     soakMinutes: mode === 'full' ? int(values['soak-minutes'], 10, 0, 120, '--soak-minutes') : 0,
     profile: Boolean(values.profile),
@@ -115,7 +125,7 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   // Every scenario is bounded on its own; this is the backstop for a bug or a hung child.
-  const budgetMs = (o.mode === 'full' ? 30 + o.soakMinutes : 8) * 60_000;
+  const budgetMs = (o.mode === 'full' ? 33 + o.soakMinutes : o.connSoak ? 11 : 8) * 60_000;
   const watchdog = setTimeout(() => { log('time budget exceeded: aborting'); ac.abort(new Error('watchdog')); }, budgetMs);
   watchdog.unref();
 
@@ -128,6 +138,7 @@ async function main(): Promise<number> {
   let interference = 'not measured';
   const sys0 = systemCpuSeconds();
   const own0 = process.cpuUsage();
+  let scenarioChildCpu = 0; // CPU of processes the scenarios started and stopped themselves
   try {
     rig = await startRig({
       root, pin: pinned, profileDir, logLevel: 'info', verbose: o.verbose,
@@ -137,16 +148,18 @@ async function main(): Promise<number> {
     const idleRss = rssBytes(rig.gateway.pid);
     sampler.start();
     const ctx: BenchContext = {
-      mode: o.mode, runs: o.runs, soakMinutes: o.soakMinutes,
+      mode: o.mode, runs: o.runs, soakMinutes: o.soakMinutes, soakSeconds: o.soakSeconds,
       gateway: { name: 'gateway', url: rig.gatewayUrl, key: rig.gatewayKey },
       direct: { name: 'direct', url: rig.directUrl, key: rig.directKey },
       gatewayPid: rig.gateway.pid, simPid: rig.sim.pid, signal: ac.signal, log,
+      childCpu: (seconds) => { if (Number.isFinite(seconds)) scenarioChildCpu += seconds; },
       extraGateway: async (name, env) => { const g = await rig!.extraGateway(name, env); return { url: g.url, pid: g.child.pid, stop: g.stop }; },
     };
     for (const s of scenarios) {
       if (ac.signal.aborted) break;
       if (o.only && !o.only.includes(s.name)) continue;
-      if ((o.mode === 'quick' && !s.quick) || (s === soak && o.soakMinutes === 0)) {
+      const forced = o.connSoak && s === connectionSoak; // --soak runs it in quick mode too
+      if (!forced && ((o.mode === 'quick' && !s.quick) || (s === soak && o.soakMinutes === 0))) {
         notes.push(`${s.name}: skipped in ${o.mode} mode${o.mode === 'full' ? ' (--soak-minutes 0)' : ' (run with --full)'}.`);
         continue;
       }
@@ -160,7 +173,7 @@ async function main(): Promise<number> {
     }
     sampler.stop();
     try {
-      interference = otherLoad(sys0, own0, cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.sim.pid), (performance.now() - t0) / 1000);
+      interference = otherLoad(sys0, own0, cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.sim.pid) + scenarioChildCpu, (performance.now() - t0) / 1000);
     } catch { /* a child is gone (see the notes): its CPU time went with it */ }
     sections.push({
       title: 'Gateway memory',
@@ -200,7 +213,7 @@ async function main(): Promise<number> {
   const dir = join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const stamp = date.toISOString().replace(/:/g, '').replace(/\.\d+Z$/, 'Z'); // ISO 8601 basic time: no ':' in file names
-  const file = join(dir, `${stamp}-${o.mode}${o.profile ? '-profile' : ''}.md`);
+  const file = join(dir, `${stamp}-${o.mode}${o.connSoak ? '-soak' : ''}${o.profile ? '-profile' : ''}.md`);
   writeFileSync(file, report);
   console.log(report);
   log(`wrote ${relative(root, file)}`);

@@ -9,12 +9,17 @@ export interface BenchContext {
   mode: Mode;
   runs: number;
   soakMinutes: number;
+  /** How long the connection soak holds its idle connections (`--soak-seconds`, 10-70). */
+  soakSeconds: number;
   gateway: Target;
   direct: Target;
   gatewayPid: number;
   simPid: number;
   /** Starts another gateway (same store, config and key), unpinned, with extra env; the rig stops it on exit too. */
   extraGateway(name: string, env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
+  /** Credits CPU seconds of processes a scenario started itself (extra gateways, client helpers), so the report's
+   *  "other processes" figure leaves them out; call it just before stopping them. */
+  childCpu?(seconds: number): void;
   /** Aborted on SIGINT or the global watchdog; every loop checks it. */
   signal: AbortSignal;
   log(msg: string): void;
