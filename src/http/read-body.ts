@@ -1,5 +1,6 @@
 // Reads a request body with its bounds enforced while reading: size, memory shared by all requests, the longest
 // pause between chunks, and the client going away. Then parses JSON with a depth bound and strict UTF-8.
+import type { Signal } from './abort.js';
 import type { IncomingMessage } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import { GatewayError } from './errors.js';
@@ -11,7 +12,7 @@ export interface BodyLimits {
   idleMs: number;
   budget: BodyBudget;
   /** Aborts when the request must stop (client gone, shutdown): the read settles at once. */
-  signal: AbortSignal;
+  signal: Signal;
   /** Where the memory held is given back, at the end of the request. */
   cleanup: (() => void)[];
 }
@@ -39,16 +40,19 @@ export function readBody(req: IncomingMessage, o: BodyLimits): Promise<Buffer> {
       o.signal.removeEventListener('abort', onGone);
       if (err) { req.resume(); reject(err); } else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => settle(new GatewayError('request_timeout', `No request body bytes for ${o.idleMs} ms`, { headers: { connection: 'close' } })), o.idleMs);
+    // One timer per body, pushed back only when it fires early: re-arming it per chunk would cost more than the chunk.
+    let lastData = Date.now();
+    const check = () => {
+      const idle = Date.now() - lastData;
+      if (idle < o.idleMs) { timer = setTimeout(check, o.idleMs - idle); return; }
+      settle(new GatewayError('request_timeout', `No request body bytes for ${o.idleMs} ms`, { headers: { connection: 'close' } }));
     };
     const onData = (c: Buffer) => {
       size += c.length;
       if (size > o.maxBytes) return settle(new GatewayError('request_too_large', `Request body exceeds ${o.maxBytes} bytes`));
       if (size > held && !take(size - held)) return settle(busy());
       chunks.push(c);
-      arm();
+      lastData = Date.now();
     };
     const onEnd = () => settle();
     const onGone = () => settle(new ClientGone('client closed the connection'));
@@ -57,7 +61,7 @@ export function readBody(req: IncomingMessage, o: BodyLimits): Promise<Buffer> {
     if (Number.isFinite(declared) && declared > 0 && !take(declared)) { req.resume(); reject(busy()); return; }
     req.on('data', onData).once('end', onEnd).once('error', onGone).once('close', onClose);
     o.signal.addEventListener('abort', onGone, { once: true });
-    arm();
+    timer = setTimeout(check, o.idleMs);
   });
 }
 

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CompiledRoute } from '../config/runtime.js';
 import type { TokenRecord } from '../store/token-store.js';
+import { Abort } from '../http/abort.js';
 
 export interface AttemptLog { channel: string; status?: number; error?: string; ms: number }
 export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number }
@@ -33,7 +34,7 @@ export interface RequestContext {
    * Aborts when the request must stop: the client went away (reason `client_gone`) or a stop's deadline cut it
    * (`shutdown`). Every await on the client or an upstream listens to it, so none outlives its request.
    */
-  abort: AbortController;
+  abort: Abort;
   /** Undone at the end of the request whatever happened (memory budget, spooled files). */
   cleanup: (() => void)[];
   /** The status logged and counted when it differs from the one sent (499 client gone, 502 body cut). */
@@ -50,7 +51,7 @@ export function newRequestId(): string {
 }
 
 export function newContext(method: string, url: string): RequestContext {
-  return { id: newRequestId(), started: performance.now(), method, url, params: {}, attempts: [], upstreamMs: 0, abort: new AbortController(), cleanup: [] };
+  return { id: newRequestId(), started: performance.now(), method, url, params: {}, attempts: [], upstreamMs: 0, abort: new Abort(), cleanup: [] };
 }
 
 /** The gateway's own share of the time so far: the `x-switchyard-added-ms` header and the metric. */

@@ -1,6 +1,7 @@
 // The one HTTP client behind every upstream call (chat, task submits and polls, downloads, callbacks): one pooled
 // `http.request`, connect and first-byte timeouts, the caller's abort, and one classification of what went wrong.
 // It resolves with the response head; what the body is worth is the caller's business.
+import type { Signal } from '../http/abort.js';
 import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
@@ -27,7 +28,7 @@ export class UpstreamFailure extends Error {
 export const isStreamBody = (b: Buffer | StreamBody | undefined): b is StreamBody => Boolean(b && !Buffer.isBuffer(b));
 
 /** Sends `t`; rejects with an UpstreamFailure on connect/first-byte failure or when `signal` aborts first. */
-export function send(t: Target, signal?: AbortSignal): Promise<IncomingMessage> {
+export function send(t: Target, signal?: Signal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) { reject(new UpstreamFailure('network', 'client closed the connection')); return; }
     const request = t.url.protocol === 'https:' ? httpsRequest : httpRequest;

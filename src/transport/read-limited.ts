@@ -1,4 +1,5 @@
-// Reads a whole upstream body for the non-streaming paths, refusing to hold more than a bound.
+// Reads a whole upstream body for the non-streaming paths, refusing to hold more than a bound or to wait longer
+// than `idleMs` between two chunks.
 import type { Readable } from 'node:stream';
 
 export class BodyTooLarge extends Error {}
@@ -7,20 +8,22 @@ export function readLimited(stream: Readable, maxBytes: number, idleMs?: number)
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // One timer per body, pushed back only when it fires early: re-arming it per chunk would cost more than the chunk.
+    let lastData = Date.now();
     let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      if (!idleMs) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => stream.destroy(new Error(`upstream body idle for ${idleMs} ms`)), idleMs);
+    const check = () => {
+      const idle = Date.now() - lastData;
+      if (idle < idleMs!) timer = setTimeout(check, idleMs! - idle);
+      else stream.destroy(new Error(`upstream body idle for ${idleMs} ms`));
     };
-    arm();
+    if (idleMs) timer = setTimeout(check, idleMs);
     stream.on('data', (c: Buffer) => {
       size += c.length;
       if (size > maxBytes) { clearTimeout(timer); stream.destroy(); reject(new BodyTooLarge(`upstream body exceeds ${maxBytes} bytes`)); return; }
       chunks.push(c);
-      arm();
+      lastData = Date.now();
     });
-    stream.once('end', () => { clearTimeout(timer); resolve(Buffer.concat(chunks, size)); });
+    stream.once('end', () => { clearTimeout(timer); resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)); });
     stream.once('error', (e) => { clearTimeout(timer); reject(e); });
     stream.once('close', () => { clearTimeout(timer); reject(new Error('upstream body ended early')); });
   });

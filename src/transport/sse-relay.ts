@@ -1,4 +1,5 @@
 // Relays SSE event by event with backpressure, an idle bound and client-abort propagation; never holds the stream.
+import type { Signal } from '../http/abort.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SseParser, SseTooLarge, type SseEvent } from './sse-parser.js';
 
@@ -11,7 +12,7 @@ export type OnEventAsync = (ev: SseEvent) => Promise<string | undefined>;
 export interface RelayOptions {
   maxEventBytes: number; idleMs: number; onEvent: OnEvent | OnEventAsync; isAsync: boolean;
   /** The request's abort: the client left (`client_gone`) or a stop cut the stream (`cut`). */
-  signal: AbortSignal;
+  signal: Signal;
 }
 
 export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: RelayOptions): Promise<RelayEnd> {

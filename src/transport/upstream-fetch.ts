@@ -1,5 +1,6 @@
 // A bounded request/response call to a channel, for work that must read the whole answer (task polls, content
 // file APIs, relays, reconciliation).
+import type { Signal } from '../http/abort.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CompiledChannel } from '../config/runtime.js';
 import { channelTarget, type ChannelCall } from './channel-target.js';
@@ -7,7 +8,7 @@ import { send, UpstreamFailure } from './http-client.js';
 import { readLimited } from './read-limited.js';
 
 export interface FetchResult { status: number; headers: IncomingHttpHeaders; body: Buffer }
-export interface FetchSpec extends ChannelCall { maxBytes?: number; signal?: AbortSignal }
+export interface FetchSpec extends ChannelCall { maxBytes?: number; signal?: Signal }
 
 export async function fetchUpstream(channel: CompiledChannel, spec: FetchSpec): Promise<FetchResult> {
   const res = await send(channelTarget(channel, spec), spec.signal);
