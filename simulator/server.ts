@@ -1,10 +1,12 @@
 // Simulator HTTP server: the /_sim/ control plane plus a tiny router over the vendor route list.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicFaultKey, anthropicNotFound, anthropicRoutes, isAnthropicPath, prepareAnthropic, withAnthropicFaultBody } from './anthropic.js';
 import { Control, applyFault, serveControl } from './control.js';
 import { type Ctx, type Route, echoInto, errorBody, presentedCredential, requestId, sendJson, upstreamKey } from './http.js';
 import { MediaControl, mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } from './media/index.js';
 import { openaiChat } from './openai-chat.js';
+import { openaiEmbeddings } from './openai-embeddings.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
 import { readRawBody } from './video/raw-body.js';
 
@@ -13,9 +15,11 @@ export type { VideoAssetInfo, VideoTaskInfo } from './video/control.js';
 export { VideoControl, KLING_KEYS, expectedFileBytes, signKlingJwt } from './video/index.js';
 export type { CallbackRecord, ImageRequestRecord, MediaTaskInfo, SignatureRecord, SunoFetchStats } from './media/index.js';
 export { MediaControl, VOLC_KEYS, pngBytes, pngDimensions, signVolcV4, verifyVolcV4 } from './media/index.js';
+export { ANTHROPIC_VERSIONS } from './anthropic.js';
+export { embeddingVector, float32Base64 } from './openai-embeddings.js';
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts Ark Assets.
-const routes: Route[] = [openaiChat, ...mediaRoutes, ...videoRoutes];
+const routes: Route[] = [openaiChat, openaiEmbeddings, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;
@@ -57,14 +61,16 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, control: Cont
     return serveControl(req, res, path, raw, control);
   }
   control.record(req, path, raw);
+  prepareAnthropic(res, path); // Anthropic's own `request-id` header, set before faults so they carry it too
   const credential = control.echoCredential() ? presentedCredential(req) : undefined;
   if (credential) echoInto(res, credential); // decided once here, applied by sendJson/applyFault for every vendor
-  const key = videoFaultKey(req, path) ?? mediaFaultKey(req, path) ?? upstreamKey(req);
+  const key = anthropicFaultKey(req, path) ?? videoFaultKey(req, path) ?? mediaFaultKey(req, path) ?? upstreamKey(req);
   const ctx: Ctx = { req, res, path, raw, key, keys, control, signal: abortOnClose(res) };
   const fault = control.takeFault(ctx.key, path);
-  if (fault) return applyFault(ctx, withVendorFaultBody(path, withMediaFaultBody(req, path, fault)));
+  if (fault) return applyFault(ctx, withAnthropicFaultBody(res, path, withVendorFaultBody(path, withMediaFaultBody(req, path, fault))));
   const route = routes.find((r) => r.method === req.method && (typeof r.path === 'string' ? r.path === path : r.path.test(path)));
   if (route) return route.handle(ctx);
+  if (isAnthropicPath(path)) return anthropicNotFound(res);
   sendJson(res, 404, errorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', null, null));
 }
 

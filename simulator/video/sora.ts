@@ -1,4 +1,4 @@
-// OpenAI Videos (Sora 2): JSON or multipart create, the `video` object (queued→in_progress→completed|failed), bytes at /content.
+// OpenAI Videos (Sora 2): JSON or multipart create, remix, list/delete, the `video` object (queued→in_progress→completed|failed), bytes at /content.
 import { type Ctx, errorBody, openaiAuthorized, sendJson, statusError } from '../http.js';
 import {
   type Json, isObject, newTask, parseJson, pathParams, planFrom, query, route, submitDelay, submitFailure, unixSeconds,
@@ -11,6 +11,7 @@ const VENDOR = 'sora';
 // Kling owns /v1/videos/{text2video,image2video}; everything else under /v1/videos/ is a Sora id.
 const ONE = /^\/v1\/videos\/(?!text2video$|image2video$)([^/]+)$/;
 const CONTENT = /^\/v1\/videos\/([^/]+)\/content$/;
+const REMIX = /^\/v1\/videos\/([^/]+)\/remix$/;
 const SECONDS = ['4', '8', '12'];
 const SIZES = ['720x1280', '1280x720'];
 const PRO_SIZES = [...SIZES, '1024x1792', '1792x1024'];
@@ -117,7 +118,8 @@ function videoObject(task: VideoTask, phase: Phase): Json {
     id: task.id, object: 'video', model: task.model, status: STATUS[phase], progress: progressOf(task, phase),
     created_at: unixSeconds(task.createdAt), completed_at: done ? unixSeconds(task.finishedAt) : null,
     expires_at: done ? unixSeconds(task.finishedAt) + ttl : null,
-    seconds: task.extra.seconds, size: task.extra.size, remixed_from_video_id: null,
+    prompt: task.prompt, seconds: task.extra.seconds, size: task.extra.size,
+    remixed_from_video_id: (task.extra.remixed_from_video_id as string | undefined) ?? null,
     error: phase === 'failed' ? { code: task.failReason ?? 'moderation_blocked', message: 'Your request was blocked by our moderation system.' } : null,
   };
 }
@@ -145,13 +147,48 @@ async function remove(ctx: Ctx): Promise<void> {
   sendJson(ctx.res, 200, { id: task.id, object: 'video.deleted', deleted: true });
 }
 
+/** Newest first unless `order=asc`; `after` is the last id of the previous page (deleted ids still work as cursors). */
 async function list(ctx: Ctx): Promise<void> {
   if (!openaiAuthorized(ctx)) return;
-  const limit = Math.min(100, Math.max(1, Number(query(ctx, 'limit')) || 20));
-  const all = [...storeOf(ctx.control).tasks.values()].filter((t) => t.vendor === VENDOR && !t.extra.deleted);
-  const ordered = query(ctx, 'order') === 'asc' ? all : all.reverse();
-  const data = ordered.slice(0, limit).map((t) => videoObject(t, phaseOf(t)));
-  sendJson(ctx.res, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: ordered.length > limit });
+  const rawLimit = query(ctx, 'limit');
+  const limit = rawLimit === null ? 20 : Number(rawLimit);
+  if (!Number.isInteger(limit)) return invalid(ctx, `Invalid type for 'limit': expected an integer, but got a string instead.`, 'limit', 'invalid_type');
+  if (limit < 0) return invalid(ctx, `Invalid 'limit': integer below minimum value. Expected a value >= 0, but got ${limit} instead.`, 'limit', 'integer_below_min_value');
+  if (limit > 100) return invalid(ctx, `Invalid 'limit': integer above maximum value. Expected a value <= 100, but got ${limit} instead.`, 'limit', 'integer_above_max_value');
+  const order = query(ctx, 'order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') return invalid(ctx, `Invalid value: '${order}'. Supported values are: 'asc' and 'desc'.`, 'order', 'invalid_value');
+  const all = [...storeOf(ctx.control).tasks.values()].filter((t) => t.vendor === VENDOR);
+  if (order === 'desc') all.reverse();
+  const after = query(ctx, 'after');
+  // An unknown cursor gives an empty page rather than an error, so a paging client always terminates.
+  const start = after === null ? 0 : all.findIndex((t) => t.id === after) + 1 || all.length;
+  const rest = all.slice(start).filter((t) => !t.extra.deleted);
+  const data = rest.slice(0, limit).map((t) => videoObject(t, phaseOf(t)));
+  sendJson(ctx.res, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rest.length > limit });
+}
+
+/**
+ * `POST /v1/videos/{id}/remix {prompt}` (JSON or multipart): a new task with the source's model, seconds and size and
+ * `remixed_from_video_id`, progressing like any other. Unknown/deleted source → 404; a source that is not `completed` → 400.
+ */
+async function remix(ctx: Ctx): Promise<void> {
+  if (!openaiAuthorized(ctx)) return;
+  const f = await readFields(ctx);
+  if (!f) return;
+  const plan = planFrom(typeof f.prompt === 'string' ? f.prompt : '');
+  if (submitFailure(ctx, plan, (s) => statusError(s))) return;
+  if (typeof f.prompt !== 'string' || f.prompt.trim() === '') return invalid(ctx, "Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
+  const source = find(ctx, pathParams(ctx, REMIX)[0]);
+  if (!source) return;
+  const phase = phaseOf(source);
+  if (phase !== 'succeeded') {
+    return invalid(ctx, `Video '${source.id}' cannot be remixed because its status is '${STATUS[phase]}'. Only completed videos can be remixed.`, null, null);
+  }
+  const task = newTask(ctx, plan, {
+    vendor: VENDOR, id: openaiVideoId(), kind: 'video', model: source.model, prompt: f.prompt,
+    extra: { seconds: source.extra.seconds, size: source.extra.size, input_reference: null, remixed_from_video_id: source.id },
+  });
+  if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, videoObject(task, 'queued'));
 }
 
 /** Bytes only once completed (404 before, like the live API); `variant=thumbnail|spritesheet` get small images. */
@@ -174,4 +211,5 @@ export const soraRoutes = [
   route('GET', ONE, retrieve),
   route('DELETE', ONE, remove),
   route('GET', CONTENT, content),
+  route('POST', REMIX, remix),
 ];
