@@ -112,7 +112,6 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
 function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): void {
   if (auth.scheme !== 'none' && !auth.key) at('error', p, `scheme "${auth.scheme}" needs key`);
   if (auth.scheme === 'header' && !auth.header) at('error', p, 'scheme "header" needs header');
-  if (auth.scheme === 'query' && !auth.param) at('error', p, 'scheme "query" needs param');
   if ((auth.scheme === 'jwt_hs256' || auth.scheme === 'hmac_v4') && !auth.secret) at('error', p, `scheme "${auth.scheme}" needs secret`);
 }
 

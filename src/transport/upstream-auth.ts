@@ -4,7 +4,7 @@ import type { Auth } from '../types/generated/channels.js';
 
 export interface Outgoing { method: string; host: string; path: string; headers: Record<string, string>; body?: Buffer }
 
-/** Adds the channel's credentials to headers or path; returns the (possibly extended) path. */
+/** Adds the channel's credentials to the outgoing headers; returns the path to send. */
 export function applyAuth(auth: Auth, out: Outgoing): string {
   const key = auth.key ?? '';
   const { headers, path } = out;
@@ -15,8 +15,6 @@ export function applyAuth(auth: Auth, out: Outgoing): string {
     case 'header':
       headers[auth.header!.toLowerCase()] = `${auth.prefix ?? ''}${key}`;
       return path;
-    case 'query':
-      return `${path}${path.includes('?') ? '&' : '?'}${encodeURIComponent(auth.param!)}=${encodeURIComponent(key)}`;
     case 'jwt_hs256':
       headers.authorization = `Bearer ${mintJwt(key, auth.secret ?? '', auth.ttl_s ?? 1800)}`;
       return path;

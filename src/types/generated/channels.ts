@@ -210,13 +210,13 @@ export interface ChannelTemplate {
   private_network?: boolean;
 }
 /**
- * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `query`: ?<param>=<key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key>, minted per request; `none`. `hmac_v4`: a V4 request signature (HMAC-SHA256 over method, path, sorted query, signed headers and body hash; key = access key, secret = secret key, with region and service).
+ * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key>, minted per request; `none`. `hmac_v4`: a V4 request signature (HMAC-SHA256 over method, path, sorted query, signed headers and body hash; key = access key, secret = secret key, with region and service).
  */
 export interface Auth {
   /**
    * Auth scheme.
    */
-  scheme: 'bearer' | 'header' | 'query' | 'jwt_hs256' | 'none' | 'hmac_v4';
+  scheme: 'bearer' | 'header' | 'jwt_hs256' | 'none' | 'hmac_v4';
   /**
    * The secret, normally ${env:NAME}. Never logged.
    */
@@ -229,10 +229,6 @@ export interface Auth {
    * Text before the key for scheme `header`, e.g. `Token `.
    */
   prefix?: string;
-  /**
-   * Query parameter for scheme `query`.
-   */
-  param?: string;
   /**
    * Signing secret for `jwt_hs256`, normally ${env:NAME}. Never logged.
    */
