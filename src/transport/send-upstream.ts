@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { Socket } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
 import type { CompiledChannel } from '../config/runtime.js';
-import { applyAuth } from './upstream-auth.js';
+import { applyAuth } from './auth/index.js';
 import { pipeline } from 'node:stream/promises';
 import type { StreamBody } from '../http/multipart.js';
 

@@ -2,7 +2,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { CompiledChannel } from '../config/runtime.js';
-import { applyAuth } from './upstream-auth.js';
+import { applyAuth } from './auth/index.js';
 import { UpstreamFailure } from './send-upstream.js';
 import { readLimited } from './read-limited.js';
 
