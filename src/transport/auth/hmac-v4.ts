@@ -7,11 +7,19 @@ const sha256 = (v: string | Buffer) => createHash('sha256').update(v).digest('he
 const hmac = (k: string | Buffer, v: string) => createHmac('sha256', k).update(v).digest();
 const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
+/** The signing key: HMAC-SHA256 applied down a chain, each step keyed by the previous result (secret → date → region → service → "request"). */
+export function hmacChain(secret: string | Buffer, parts: string[]): Buffer {
+  return parts.reduce<Buffer>((k, part) => hmac(k, part), Buffer.from(secret));
+}
+
 /**
- * Signs the request in place: sets content-type (if unset), x-date, x-content-sha256 and authorization. The key chain is
- * secret → date → region → service → "request".
+ * Signs the request in place: sets content-type (if unset), x-date, x-content-sha256 and authorization. Region and service
+ * (credential scope and key chain) come from the channel's auth config.
  */
 export function signV4(auth: Auth, out: Outgoing, now = new Date()): void {
+  const { region, service } = auth;
+  // The config schema requires both with hmac_v4; there is deliberately no vendor default here.
+  if (!region || !service) throw new Error('hmac_v4 needs auth.region and auth.service in the channel config');
   const xDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   const date = xDate.slice(0, 8);
   const [pathname, search = ''] = out.path.split('?');
@@ -25,10 +33,9 @@ export function signV4(auth: Auth, out: Outgoing, now = new Date()): void {
   };
   const names = Object.keys(signed).sort();
   const canonical = [out.method, pathname || '/', query, names.map((n) => `${n}:${signed[n].trim()}\n`).join(''), names.join(';'), signed['x-content-sha256']].join('\n');
-  const scope = `${date}/${auth.region ?? 'cn-north-1'}/${auth.service ?? 'cv'}/request`;
+  const scope = `${date}/${region}/${service}/request`;
   const toSign = ['HMAC-SHA256', xDate, scope, sha256(canonical)].join('\n');
-  const kSigning = ['request'].reduce((k, part) => hmac(k, part),
-    hmac(hmac(hmac(auth.secret ?? '', date), auth.region ?? 'cn-north-1'), auth.service ?? 'cv'));
+  const kSigning = hmacChain(auth.secret ?? '', [date, region, service, 'request']);
   const signature = createHmac('sha256', kSigning).update(toSign).digest('hex');
   out.headers.authorization = `HMAC-SHA256 Credential=${auth.key}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
 }
