@@ -171,6 +171,13 @@ describe('hmac_v4', () => {
       name: 'reserved characters, unsorted and repeated keys, empty and valueless parameters',
       o: { path: "/?Version=1&Action=A&q=a%20b%2Fc%3F&t=~x&star=%2A&p=%28%29&bang=it's(*)!&e=&flag&u=%E4%B8%AD&b=2&b=1&B=0", body: Buffer.from('{}') },
     },
+    // The query is read as the vendor parses it (form-urlencoded): '=' inside a value, '+' as a space, a stray '%'.
+    { name: "'=' inside a value", o: { path: '/?Action=A&Version=1&token=a=b==', body: Buffer.from('{}') } },
+    { name: "'+' in the query", o: { path: '/?Action=A&Version=1&q=a+b%2Bc', body: Buffer.from('{}') } },
+    { name: "a '%' that starts no escape", o: { path: '/?Action=A&Version=1&discount=100%&x=%zz', body: Buffer.from('{}') } },
+    { name: "a second '?' inside the query", o: { path: '/?Action=A&Version=1&q=why?not=1', body: Buffer.from('{}') } },
+    // Sorted by the decoded names, as Volcengine's sample sorts its parameters before encoding them.
+    { name: 'names whose encoding sorts differently', o: { path: '/?%C3%A9=1&~=2&a%20b=3&a-=4&Action=A&Version=1', body: Buffer.from('{}') } },
     { name: 'a path below the root', o: { method: 'PUT', path: '/api/v1/tasks?z=1&a=2', body: Buffer.from('[1,2,3]') } },
     { name: 'a content type of the caller\'s', o: { path: '/?Action=A&Version=1', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.from('a=1&b=2') } },
   ];

@@ -7,6 +7,15 @@ const sha256 = (v: string | Buffer) => createHash('sha256').update(v).digest('he
 const hmac = (k: string | Buffer, v: string) => createHmac('sha256', k).update(v).digest();
 const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
+/**
+ * The query as the vendor reads it (form-urlencoded: split at the first '=', '+' is a space, a '%' that starts no escape
+ * stays literal), sorted by decoded name (repeated names keep their order), then each name and value RFC 3986-encoded.
+ */
+export function canonicalQuery(search: string): string {
+  return [...new URLSearchParams(search)]
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&');
+}
+
 /** The signing key: HMAC-SHA256 applied down a chain, each step keyed by the previous result (secret → date → region → service → "request"). */
 export function hmacChain(secret: string | Buffer, parts: string[]): Buffer {
   return parts.reduce<Buffer>((k, part) => hmac(k, part), Buffer.from(secret));
@@ -22,9 +31,9 @@ export function signV4(auth: Auth, out: Outgoing, now = new Date()): void {
   if (!region || !service) throw new Error('hmac_v4 needs auth.region and auth.service in the channel config');
   const xDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   const date = xDate.slice(0, 8);
-  const [pathname, search = ''] = out.path.split('?');
-  const query = search.split('&').filter(Boolean).map((kv) => kv.split('=').map((p) => rfc3986(decodeURIComponent(p ?? ''))))
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, v = '']) => `${k}=${v}`).join('&');
+  const q = out.path.indexOf('?');
+  const [pathname, search] = q < 0 ? [out.path, ''] : [out.path.slice(0, q), out.path.slice(q + 1)];
+  const query = canonicalQuery(search);
   out.headers['content-type'] ??= 'application/json';
   out.headers['x-date'] = xDate;
   out.headers['x-content-sha256'] = sha256(out.body ?? '');
