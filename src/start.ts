@@ -12,7 +12,7 @@ import { sweep } from './tasks/recovery.js';
 import { BackgroundLoop } from './background-loop.js';
 import { drain, reloadConfig } from './lifecycle.js';
 import { Redactor } from './redaction/redactor.js';
-import { mintedSecrets } from './transport/upstream-auth.js';
+import { mintedSecrets } from './transport/auth/index.js';
 
 export interface StartOptions {
   port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv;

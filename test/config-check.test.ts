@@ -36,6 +36,7 @@ interface Broken {
 const broken: Broken[] = [
   { dir: 'invalid-yaml', file: 'channels.yaml', path: '', line: 10, message: 'YAML syntax: Nested mappings are not allowed in compact mappings' },
   { dir: 'invalid-schema', file: 'channels.yaml', path: '/channels/0/auth/scheme', line: 10, message: '`channels[0].auth.scheme` must be one of: ' },
+  { dir: 'invalid-hmac-region', file: 'channels.yaml', path: '/channels/0/auth', line: 10, message: '`channels[0].auth.region` is required when scheme is hmac_v4' },
   { dir: 'invalid-group', file: 'channels.yaml', path: '/channels/0/groups/1', line: 11, message: 'unknown group "gold"' },
   { dir: 'invalid-model-price', file: 'channels.yaml', path: '/channels/0/models/1', line: 12, message: 'model "gpt-5" has no entry (price) in models' },
   { dir: 'invalid-model-no-price', file: 'channels.yaml', path: '/models/gpt-4o-mini', line: 6, message: '`models.gpt-4o-mini.price` is required' },

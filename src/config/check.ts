@@ -50,10 +50,34 @@ function schemaLayer(file: YamlFile, schemaId: string, registry: SchemaRegistry,
   const validate = registry.get(schemaId);
   if (validate(file.data)) return;
   for (const e of (validate.errors ?? []) as ErrorObject[]) {
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+    // An `if` error only says "must match then"; the `then` branch's own errors say what is missing.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
     const path = e.instancePath;
-    diags.push({ level: 'error', file: file.name, path, ...file.locate(path), message: describeOne(e, 'document') });
+    const message = describeOne(e, 'document') + condition(e, validate.schema, file.data);
+    diags.push({ level: 'error', file: file.name, path, ...file.locate(path), message });
   }
+}
+
+/**
+ * For an error inside an if/then branch, the condition that made it apply, read from the instance: a field that
+ * `then` requires (e.g. `auth.region` with scheme hmac_v4) is reported as "is required when scheme is hmac_v4".
+ */
+function condition(e: ErrorObject, schema: unknown, data: unknown): string {
+  const at = e.schemaPath.lastIndexOf('/then/');
+  if (at < 0) return '';
+  const ifSchema = resolvePointer(schema, `${e.schemaPath.slice(0, at)}/if`) as { properties?: Record<string, unknown> } | undefined;
+  const instance = resolvePointer(data, `#${e.instancePath}`) as Record<string, unknown> | undefined;
+  const when = Object.keys(ifSchema?.properties ?? {})
+    .filter((k) => instance && typeof instance === 'object' && ['string', 'number', 'boolean'].includes(typeof instance[k]))
+    .map((k) => `${k} is ${String(instance![k])}`);
+  return when.length ? ` when ${when.join(' and ')}` : '';
+}
+
+/** `#/a/b/0` inside a JSON value (schema or instance). */
+function resolvePointer(root: unknown, pointer: string): unknown {
+  return pointer.replace(/^#\/?/, '').split('/').filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), root);
 }
 
 /** Channel with its template merged in; the channel's own fields win. */
@@ -117,8 +141,7 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
 function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): void {
   if (auth.scheme !== 'none' && !auth.key) at('error', p, `scheme "${auth.scheme}" needs key`);
   if (auth.scheme === 'header' && !auth.header) at('error', p, 'scheme "header" needs header');
-  if (auth.scheme === 'query' && !auth.param) at('error', p, 'scheme "query" needs param');
-  if ((auth.scheme === 'jwt_hs256' || auth.scheme === 'hmac_v4') && !auth.secret) at('error', p, `scheme "${auth.scheme}" needs secret`);
+  // secret (jwt_hs256, hmac_v4) and region and service (hmac_v4) are required by the Auth schema's if/then.
 }
 
 const jsonataSlots = ['request', 'response', 'chunk', 'path_expr', 'model_expr', 'answer', 'error_answer', 'list_answer', 'resolve'];

@@ -2,7 +2,7 @@
 // The one place headers and auth are assembled; the client's own headers never reach a vendor.
 import type { CompiledChannel } from '../config/runtime.js';
 import type { StreamBody } from '../http/multipart.js';
-import { applyAuth } from './upstream-auth.js';
+import { applyAuth } from './auth/index.js';
 import { isStreamBody, type Target } from './http-client.js';
 
 export interface ChannelCall {

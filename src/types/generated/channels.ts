@@ -220,13 +220,13 @@ export interface ChannelTemplate {
   private_network?: boolean;
 }
 /**
- * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `query`: ?<param>=<key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key>, minted per request; `none`. `hmac_v4`: a V4 request signature (HMAC-SHA256 over method, path, sorted query, signed headers and body hash; key = access key, secret = secret key, with region and service).
+ * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key, exp, nbf>, minted once per key pair and reused until a minute before it expires; `hmac_v4`: a V4 request signature (HMAC-SHA256 over method, path, sorted query, signed headers and body hash; key = access key, secret = secret key, region and service from here); `none`. `jwt_hs256` and `hmac_v4` need `secret`; `hmac_v4` also needs `region` and `service`.
  */
 export interface Auth {
   /**
    * Auth scheme.
    */
-  scheme: 'bearer' | 'header' | 'query' | 'jwt_hs256' | 'none' | 'hmac_v4';
+  scheme: 'bearer' | 'header' | 'jwt_hs256' | 'none' | 'hmac_v4';
   /**
    * The secret, normally ${env:NAME}. Never logged.
    */
@@ -240,23 +240,19 @@ export interface Auth {
    */
   prefix?: string;
   /**
-   * Query parameter for scheme `query`.
-   */
-  param?: string;
-  /**
-   * Signing secret for `jwt_hs256`, normally ${env:NAME}. Never logged.
+   * Signing secret for `jwt_hs256` and `hmac_v4` (required by both), normally ${env:NAME}. Never logged.
    */
   secret?: string;
   /**
-   * Lifetime of a minted JWT in seconds (default 1800).
+   * Lifetime of a minted `jwt_hs256` token in seconds (default 1800); a token is reused until 60 s before it expires.
    */
   ttl_s?: number;
   /**
-   * Signing region for `hmac_v4` (e.g. cn-north-1).
+   * Signing region for `hmac_v4`, part of the credential scope and of the signing-key chain, e.g. cn-north-1. Required with `hmac_v4`, no default: take it from the vendor's API docs.
    */
   region?: string;
   /**
-   * Signing service for `hmac_v4` (e.g. cv).
+   * Signing service for `hmac_v4`, part of the credential scope and of the signing-key chain, e.g. cv (the visual API). Required with `hmac_v4`, no default: take it from the vendor's API docs.
    */
   service?: string;
 }
