@@ -200,8 +200,8 @@ test('golden fixtures: every JSONata slot of the shipped config', async (t) => {
       assert.ok(slot.spec, `${slot.unused}`);
       const spec = slot.spec;
       const fx = readFixture(join(goldenDir, rel));
-      const unknown = Object.keys(fx.bindings).filter((b) => !spec.bindings.includes(b));
-      assert.deepEqual(unknown, [], `the engine passes this slot only ${spec.bindings.length ? spec.bindings.map((b) => `$${b}`).join(', ') : 'no bindings'}`);
+      const foreign = Object.keys(fx.bindings).filter((b) => !spec.bindings.includes(b));
+      assert.deepEqual(foreign, [], `the engine passes this slot only ${spec.bindings.length ? spec.bindings.map((b) => `$${b}`).join(', ') : 'no bindings'}`);
       if (spec.input === 'empty') assert.deepEqual(fx.input, {}, 'the engine runs this slot on {}');
       if (spec.input === 'array') assert.ok(Array.isArray(fx.input), 'the engine runs this slot on the array of answers');
       if (spec.input === 'view') {
