@@ -5,7 +5,7 @@ import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join, basename } from 'node:path';
 
 const outDir = 'src/types/generated';
-const dirs = ['schemas/config', 'schemas/api'];
+const dirs = ['schemas/config', 'schemas/api', 'schemas/transform'];
 const check = process.argv.includes('--check');
 const banner = '/* Generated from schemas/ by scripts/gen-types.mjs. Do not edit: run `npm run gen:types`. */';
 

@@ -21,7 +21,8 @@ export class SchemaRegistry {
     // A string that must itself hold JSON (vendor fields such as meta_data).
     this.ajv.addFormat('json-string', (v: string) => { try { JSON.parse(v); return true; } catch { return false; } });
     const ids = new Set<string>();
-    for (const dir of [join(schemasDir, 'config'), join(schemasDir, 'api'), ...extraApiDirs]) {
+    // transform/: what each kind of JSONata slot must produce (golden fixtures are checked against them).
+    for (const dir of [join(schemasDir, 'config'), join(schemasDir, 'api'), join(schemasDir, 'transform'), ...extraApiDirs]) {
       for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
         const schema = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { $id?: string };
         schema.$id ??= f; // a schema is named by its file, as routes.yaml refers to it

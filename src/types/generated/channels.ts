@@ -291,19 +291,19 @@ export interface Operation2 {
    */
   path?: string;
   /**
-   * JSONata: unified request → vendor request. Bindings: $model (upstream model), $stream.
+   * JSONata: unified request → vendor request body, an object (see schemas/transform/vendor-request.json). Bindings: $model (upstream model), and by policy: stream $stream; task $task_id (the gateway's task id); json $params, $query.
    */
   request?: string;
   /**
-   * JSONata: vendor response → unified response. For task submits it yields {upstream_id, status?, progress?, error?, reject?: {status, body}, vars?, extra?} (see schemas/transform/); bindings $model, $path (the submit path), $task_id, $request, $operation.
+   * JSONata: vendor answer → what the policy needs. Stream (chat): the chat.completion, bindings $model (the public model) (see schemas/transform/chat-completion.json). Task submit: {upstream_id | id, status?, progress?, result_url?, error?, reject?: {status, body}, vars?, extra?}, bindings $model (upstream model), $task_id, $path (the submit path), $request (the client's body), $operation (see schemas/transform/task-submit-result.json). json: the client's body, bindings $params, $query, $model (public), $upstream_model, $request; task relay: the client's body, binding $task_id (see schemas/transform/json-answer.json).
    */
   response?: string;
   /**
-   * JSONata: one vendor stream event (parsed JSON) → unified chunk, an array of chunks, or nothing to drop it.
+   * JSONata: one vendor stream event (parsed JSON) → unified chunk, an array of chunks, or nothing to drop it; binding $model (the public model) (see schemas/transform/chat-chunk.json).
    */
   chunk?: string;
   /**
-   * JSONata: the upstream path computed from the unified request (bindings $model), when one static path is not enough.
+   * JSONata: the upstream path computed from the unified request, when one static path is not enough; bindings as for `request` without $stream (see schemas/transform/vendor-path.json).
    */
   path_expr?: string;
   /**
@@ -333,11 +333,11 @@ export interface Poll {
    */
   path: string;
   /**
-   * JSONata: body for POST polls (bindings $upstream_id, $upstream_ids, $model).
+   * JSONata: body for POST polls, run on {} (bindings $upstream_id, $upstream_ids: the batch's ids, $model: upstream model) (see schemas/transform/vendor-request.json).
    */
   request?: string;
   /**
-   * JSONata: vendor answer → {status, progress?, result_url?, error?, vars?} (or an array of them with upstream_id for batch polls).
+   * JSONata: vendor answer → {status, progress?, result_url?, result_urls?, error?, vars?, extra?}, or an array of them each with upstream_id for batch polls (bindings as for `request`, plus $http_status) (see schemas/transform/poll-result.json).
    */
   response: string;
   /**
@@ -354,7 +354,7 @@ export interface Content {
    */
   path?: string;
   /**
-   * JSONata: when set, `path` answers JSON and this picks the URL to stream from it (e.g. a file-retrieve API).
+   * JSONata: when set, `path` answers JSON and this picks the http(s) URL to stream from it, e.g. a file-retrieve API (see schemas/transform/content-url.json).
    */
   resolve?: string;
 }
@@ -368,11 +368,11 @@ export interface Reconcile2 {
    */
   path?: string;
   /**
-   * JSONata: the path, when it depends on the submit (bindings $task_id, $path: the submit path, $model).
+   * JSONata: the path, when it depends on the submit; run on {} (bindings $task_id, $path: the submit path, $model: upstream model) (see schemas/transform/vendor-path.json).
    */
   path_expr?: string;
   /**
-   * JSONata: the vendor's answer → a poll result ({upstream_id, status, vars?, …}) when it knows the task, or nothing when it does not (bindings $task_id, $path, $http_status).
+   * JSONata: the vendor's answer → a poll result ({upstream_id, status, vars?, …}) when it knows the task, or nothing when it does not (bindings $task_id, $path, $model, $http_status) (see schemas/transform/reconcile-result.json).
    */
   response: string;
 }

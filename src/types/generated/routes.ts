@@ -123,7 +123,7 @@ export interface Route {
    */
   model?: string;
   /**
-   * JSONata picking the model from the body when it is not `model` (bindings $params: path parameters, $query: query parameters).
+   * JSONata picking the model from the body when it is not `model` (bindings $params: path parameters, $query: query parameters) (see schemas/transform/model-name.json).
    */
   model_expr?: string;
   /**
@@ -133,7 +133,7 @@ export interface Route {
   task?: TaskRoute;
   price_inputs?: PriceInputs;
   /**
-   * JSONata: the body of every error on this route, in the route family's own shape instead of Shape A (bindings $status, $code: the gateway's error code, $message). E.g. the image-art family's `{code: 4, description, result: null}`.
+   * JSONata run on {}: the body of every error on this route, in the route family's own shape instead of Shape A (bindings $status, $code: the gateway's error code, $message). E.g. the image-art family's `{code: 4, description, result: null}` (see schemas/transform/error-answer.json).
    */
   error_answer?: string;
 }
@@ -154,7 +154,7 @@ export interface TaskRoute {
    */
   families?: string[];
   /**
-   * JSONata: the task's public view (bindings $base_url) → the client's body. Default: the OpenAI video object.
+   * JSONata: the task's public view (bindings $base_url) → the client's body, also POSTed to callbacks. Default: the OpenAI video object (see schemas/transform/task-answer.json).
    */
   answer?: string;
   /**
@@ -162,7 +162,7 @@ export interface TaskRoute {
    */
   saturated_shape?: 'A' | 'B';
   /**
-   * JSONata: wraps the array of answers of a `list` route (default: the array itself).
+   * JSONata: wraps the array of answers of a `list` route (default: the array itself) (see schemas/transform/task-answer.json).
    */
   list_answer?: string;
   callback?: TaskCallback;

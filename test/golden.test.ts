@@ -1,0 +1,226 @@
+// Golden fixtures: every JSONata slot of every shipped channel and route, run on recorded inputs and compared with the
+// expected outputs, which are also checked against the slot's output schema in schemas/transform/.
+//
+//   test/golden/<channel id>/<operation>/<slot>.<case>.json   request, response, chunk, path_expr, poll.request,
+//                                                              poll.response, reconcile.path_expr, reconcile.response,
+//                                                              content.resolve
+//   test/golden/routes/<route id>/<slot>.<case>.json           model_expr, answer, error_answer, list_answer
+//
+// Each file is { "bindings": {...}, "input": <value>, "output": <expected>, "note"?: "<why this case>" }. The transform
+// runs on `input` with `bindings` as its $variables (only the ones the engine passes to that slot are accepted);
+// `"output": null` asserts that it returns nothing. A slot without a fixture fails the coverage check, a fixture for a
+// slot that does not exist (or that the engine never runs) fails as stale: a new vendor needs fixtures, not test code.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { loadRuntime, projectRoot, schemaRegistry } from '../src/config/load-config.js';
+import type { CompiledOperation, CompiledRoute, Runtime } from '../src/config/runtime.js';
+import type { Transform } from '../src/transform/compile-transform.js';
+import { publicView, type TaskRecord } from '../src/tasks/task-record.js';
+
+const goldenDir = join(projectRoot, 'test', 'golden');
+
+/** What the engine does with one slot: the output schema, the bindings it passes, and what it feeds it. */
+interface SlotSpec {
+  schema: string;
+  bindings: string[];
+  /** The output may be an array of outputs (several chunks, a batch poll), each validated on its own. */
+  many?: boolean;
+  /** What the engine always passes as input: `{}`, a task's public view, or the array of answers. */
+  input?: 'empty' | 'view' | 'array';
+}
+
+interface Slot {
+  key: string;
+  transform: Transform;
+  spec?: SlotSpec;
+  /** Why the engine never runs this slot (no spec). */
+  unused?: string;
+  /** A batch poll's `response`: every result must name its upstream_id, or the engine cannot tell whose it is. */
+  batch?: boolean;
+}
+
+const pollBindings = ['upstream_id', 'upstream_ids', 'model'];
+const reconcileBindings = ['task_id', 'path', 'model'];
+
+// How each policy runs an operation's slots (src/policies/*.ts, src/tasks/*.ts); a slot a policy never runs has no spec.
+const operationSlots: Record<string, Record<string, SlotSpec>> = {
+  chat: {
+    request: { schema: 'vendor-request.json', bindings: ['model', 'stream'] },
+    response: { schema: 'chat-completion.json', bindings: ['model'] },
+    chunk: { schema: 'chat-chunk.json', bindings: ['model'], many: true },
+  },
+  json: {
+    request: { schema: 'vendor-request.json', bindings: ['params', 'query', 'model'] },
+    path_expr: { schema: 'vendor-path.json', bindings: ['params', 'query', 'model'] },
+    response: { schema: 'json-answer.json', bindings: ['params', 'query', 'model', 'upstream_model', 'request'] },
+  },
+  task: {
+    request: { schema: 'vendor-request.json', bindings: ['model', 'task_id'] },
+    path_expr: { schema: 'vendor-path.json', bindings: ['model', 'task_id'] },
+    response: { schema: 'task-submit-result.json', bindings: ['model', 'task_id', 'path', 'request', 'operation'] },
+    'poll.request': { schema: 'vendor-request.json', bindings: pollBindings, input: 'empty' },
+    'poll.response': { schema: 'poll-result.json', bindings: [...pollBindings, 'http_status'], many: true },
+    'reconcile.path_expr': { schema: 'vendor-path.json', bindings: reconcileBindings, input: 'empty' },
+    'reconcile.response': { schema: 'reconcile-result.json', bindings: [...reconcileBindings, 'http_status'] },
+    'content.resolve': { schema: 'content-url.json', bindings: [] },
+  },
+  relay: {
+    response: { schema: 'json-answer.json', bindings: ['task_id'] },
+  },
+  passthrough: {},
+};
+
+const routeSlots: Record<string, SlotSpec> = {
+  model_expr: { schema: 'model-name.json', bindings: ['params', 'query'] },
+  answer: { schema: 'task-answer.json', bindings: ['base_url'], input: 'view' },
+  error_answer: { schema: 'error-answer.json', bindings: ['status', 'code', 'message'], input: 'empty' },
+  list_answer: { schema: 'task-answer.json', bindings: [], input: 'array' },
+};
+
+const channelSlotNames = ['request', 'response', 'chunk', 'path_expr', 'poll.request', 'poll.response', 'reconcile.path_expr', 'reconcile.response', 'content.resolve'];
+const routeSlotNames = Object.keys(routeSlots);
+
+function transformsOf(op: CompiledOperation): Record<string, Transform | undefined> {
+  return {
+    request: op.request, response: op.response, chunk: op.chunk, path_expr: op.pathExpr,
+    'poll.request': op.poll?.request, 'poll.response': op.poll?.response,
+    'reconcile.path_expr': op.reconcile?.pathExpr, 'reconcile.response': op.reconcile?.response,
+    'content.resolve': op.contentResolve,
+  };
+}
+
+/** Which policy runs an operation: the proxied routes naming it (a task record keeps its submit's operation). */
+function roleOf(rt: Runtime, operation: string): string | undefined {
+  const role = (r: CompiledRoute): string | undefined =>
+    r.policy === 'stream' ? 'chat' : r.policy === 'json' ? 'json' : r.policy === 'passthrough' ? 'passthrough'
+      : r.policy === 'task' && r.task?.action === 'submit' ? 'task' : r.policy === 'task' && r.task?.action === 'relay' ? 'relay' : undefined;
+  const roles = new Set(rt.routes.filter((r) => r.operation === operation).map(role).filter((x): x is string => x !== undefined));
+  if (roles.size > 1) throw new Error(`operation ${operation} is served by several policies (${[...roles].join(', ')}): its slots mean different things`);
+  return [...roles][0];
+}
+
+/** Every JSONata slot of the runtime, by fixture directory and slot name. */
+function slotsOf(rt: Runtime): Map<string, Slot> {
+  const slots = new Map<string, Slot>();
+  for (const ch of rt.channels) {
+    assert.notEqual(ch.id, 'routes', 'a channel named "routes" would share test/golden/routes/ with the route fixtures');
+    for (const [name, op] of ch.operations) {
+      const role = roleOf(rt, name);
+      for (const [slot, transform] of Object.entries(transformsOf(op))) {
+        if (!transform) continue;
+        const key = `${ch.id}/${name}/${slot}`;
+        const spec = role ? operationSlots[role][slot] : undefined;
+        const unused = spec ? undefined : `no route runs \`${slot}\` of operation ${name} (${role ? `policy ${role}` : 'no proxied route names it'})`;
+        slots.set(key, { key, transform, spec, unused, batch: slot === 'poll.response' && Boolean(op.poll?.batch) });
+      }
+    }
+  }
+  for (const r of rt.routes) {
+    const own: Record<string, Transform | undefined> = { model_expr: r.modelExpr, answer: r.task?.answer, error_answer: r.errorAnswer, list_answer: r.task?.listAnswer };
+    for (const [slot, transform] of Object.entries(own)) {
+      if (transform) slots.set(`routes/${r.id}/${slot}`, { key: `routes/${r.id}/${slot}`, transform, spec: routeSlots[slot] });
+    }
+  }
+  return slots;
+}
+
+function jsonFiles(dir: string): string[] {
+  let out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out = out.concat(jsonFiles(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+/** `sim_kling/video_generate/poll.response.failed.json` → slot key `sim_kling/video_generate/poll.response`, or why not. */
+function slotKeyOf(rel: string): { key?: string; problem?: string } {
+  const parts = rel.split('/');
+  const file = parts.at(-1)!;
+  const isRoute = parts[0] === 'routes';
+  if (parts.length !== 3) return { problem: `a fixture lives at <channel id>/<operation>/<slot>.<case>.json or routes/<route id>/<slot>.<case>.json` };
+  if (!file.endsWith('.json')) return { problem: 'only .json fixtures belong here' };
+  const base = file.slice(0, -'.json'.length);
+  const names = (isRoute ? routeSlotNames : channelSlotNames).slice().sort((a, b) => b.length - a.length);
+  const slot = names.find((s) => base.startsWith(`${s}.`) && base.length > s.length + 1);
+  if (!slot) return { problem: `file name must be <slot>.<case>.json with <slot> one of: ${(isRoute ? routeSlotNames : channelSlotNames).join(', ')}` };
+  return { key: `${parts[0]}/${parts[1]}/${slot}` };
+}
+
+/** What reaches a client or vendor: JSON (jsonata sequences become plain arrays, nothing becomes null). */
+const normalise = (v: unknown): unknown => (v === undefined ? null : JSON.parse(JSON.stringify(v)) ?? null);
+
+interface Fixture { bindings: Record<string, unknown>; input: unknown; output: unknown; note?: string }
+
+function readFixture(path: string): Fixture {
+  const fx = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  assert.ok(fx && typeof fx === 'object' && !Array.isArray(fx), 'a fixture is a JSON object');
+  const extra = Object.keys(fx).filter((k) => !['bindings', 'input', 'output', 'note'].includes(k));
+  assert.deepEqual(extra, [], 'a fixture holds only bindings, input, output and note');
+  assert.ok('input' in fx && 'output' in fx, 'a fixture needs "input" and "output" ("output": null when the transform returns nothing)');
+  assert.ok(fx.bindings && typeof fx.bindings === 'object' && !Array.isArray(fx.bindings), '"bindings" is an object ({} when none)');
+  assert.ok(fx.note === undefined || typeof fx.note === 'string', '"note" is a string');
+  return fx as unknown as Fixture;
+}
+
+// The keys of a task's public view, which is all an `answer` ever reads.
+const viewKeys = Object.keys(publicView({
+  id: 't', family: 'f', route: 'r', operation: 'o', model: 'm', upstream_model: 'm', owner: { user: 'u', token: 't' }, group: 'g', channel: 'c',
+  status: 'queued', progress: 0, created_at: 0, updated_at: 0, result_urls: [], quota: { reserved: 0, state: 'reserved' }, input: {}, vars: {}, polls: 0,
+} satisfies TaskRecord)).sort();
+
+test('golden fixtures: every JSONata slot of the shipped config', async (t) => {
+  const env = { ...process.env };
+  delete env.OPENAI_API_KEY; // the disabled channel compiles all the same
+  const { runtime } = loadRuntime(projectRoot, env);
+  const registry = schemaRegistry(projectRoot);
+  const slots = slotsOf(runtime);
+  const files = jsonFiles(goldenDir).map((p) => relative(goldenDir, p).split(sep).join('/'));
+  const covered = new Set(files.map((f) => slotKeyOf(f).key).filter((k): k is string => k !== undefined));
+
+  await t.test('coverage: every slot has a fixture, and the engine runs every slot', () => {
+    const missing = [...slots.values()].filter((s) => !s.unused && !covered.has(s.key)).map((s) => `  test/golden/${s.key}.<case>.json`);
+    const unused = [...slots.values()].filter((s) => s.unused).map((s) => `  ${s.key}: ${s.unused}`);
+    const problems = [
+      ...(missing.length ? [`slots without a golden fixture:\n${missing.join('\n')}`] : []),
+      ...(unused.length ? [`slots the engine never runs (remove them, or serve the operation with a policy that runs them):\n${unused.join('\n')}`] : []),
+    ];
+    assert.equal(problems.length, 0, problems.join('\n'));
+  });
+
+  for (const rel of files) {
+    await t.test(rel, async () => {
+      const { key, problem } = slotKeyOf(rel);
+      assert.ok(key, problem);
+      const slot = slots.get(key);
+      assert.ok(slot, `stale fixture: the shipped config has no \`${key.split('/').at(-1)}\` transform at ${key.split('/').slice(0, 2).join('/')}`);
+      assert.ok(slot.spec, `${slot.unused}`);
+      const spec = slot.spec;
+      const fx = readFixture(join(goldenDir, rel));
+      const foreign = Object.keys(fx.bindings).filter((b) => !spec.bindings.includes(b));
+      assert.deepEqual(foreign, [], `the engine passes this slot only ${spec.bindings.length ? spec.bindings.map((b) => `$${b}`).join(', ') : 'no bindings'}`);
+      if (spec.input === 'empty') assert.deepEqual(fx.input, {}, 'the engine runs this slot on {}');
+      if (spec.input === 'array') assert.ok(Array.isArray(fx.input), 'the engine runs this slot on the array of answers');
+      if (spec.input === 'view') {
+        assert.ok(fx.input && typeof fx.input === 'object', 'the engine runs this slot on a task\'s public view');
+        assert.deepEqual(Object.keys(fx.input).sort(), viewKeys, 'the input is a task\'s public view (src/tasks/task-record.ts publicView), with exactly its keys');
+      }
+
+      const actual = normalise(await slot.transform.run(fx.input, fx.bindings));
+      assert.deepStrictEqual(actual, fx.output);
+      if (actual === null) return; // nothing: no value reaches anyone
+      const validate = registry.get(spec.schema);
+      const items = spec.many && Array.isArray(actual) ? actual : [actual];
+      items.forEach((item, i) => {
+        const at = items === actual ? `output[${i}]` : 'output';
+        assert.ok(validate(item), `${at} does not match schemas/transform/${spec.schema}: ${registry.ajv.errorsText(validate.errors, { dataVar: at })}`);
+        if (slot.batch) {
+          assert.ok((item as { upstream_id?: unknown }).upstream_id !== undefined, `${at}: a batch poll result must name its upstream_id`);
+        }
+      });
+    });
+  }
+});
