@@ -13,6 +13,7 @@ import type { Logging } from './log.js';
 import { BodyBudget } from './http/body-budget.js';
 import type { BodyLimits } from './http/read-body.js';
 import type { RequestContext } from './pipeline/context.js';
+import { Conversations } from './store/conversations.js';
 
 export class Gateway {
   runtime!: Runtime;
@@ -23,6 +24,7 @@ export class Gateway {
   readonly tasks: TaskRepo;
   readonly breakers: CircuitBreakers;
   readonly callbacks: CallbackDelivery;
+  readonly conversations: Conversations;
   /** Requests being served (downloads and streams included); a stop waits for them, then cuts what is left. */
   readonly active = new Set<RequestContext>();
   /** Memory held by request bodies, all requests together. */
@@ -35,6 +37,7 @@ export class Gateway {
     this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.callbacks = new CallbackDelivery(this);
+    this.conversations = new Conversations(store);
     this.swap(runtime);
   }
 

@@ -99,6 +99,6 @@ async function inFamilyShape(ctx: RequestContext, e: GatewayError): Promise<void
   if (e.code === 'too_many_requests' && route.task?.saturatedShape === 'B') e.shape = 'B';
   if (!route.errorAnswer) return;
   const message = `${e.message} (request id: ${ctx.id})`;
-  e.answer = await route.errorAnswer.run({}, { status: e.status, code: e.code, message }).catch(() => undefined);
+  e.answer = await route.errorAnswer.run({}, { status: e.status, code: e.code, message, type: e.type }).catch(() => undefined);
 }
 

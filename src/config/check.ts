@@ -114,6 +114,7 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     if (needsChannel && !served) {
       routeAt('error', `/routes/${i}`, `no channel implements operation "${op}"`);
     }
+    routeDialectRules(routes, r, `/routes/${i}`, routeAt);
   });
   channels.channels.forEach((raw, i) => {
     const p = `/channels/${i}`;
@@ -130,12 +131,27 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     if (!ch.auth) chanAt('error', p, 'auth is required (set it here or in the template)');
     else authRules(ch.auth, `${p}/auth`, chanAt);
     if (!ch.operations || !Object.keys(ch.operations).length) chanAt('error', p, 'operations is required (set it here or in the template)');
+    for (const [name, op] of Object.entries(ch.operations ?? {})) {
+      if (!op.dialect) continue;
+      const at = `${p}/operations/${name}/dialect`;
+      if (!routes.dialects?.[op.dialect]?.vendor) chanAt('error', at, `dialect "${op.dialect}" has no \`vendor\` side in routes.yaml \`dialects\``);
+      if (op.request || op.response || op.chunk) chanAt('error', at, 'an operation with a dialect takes its transforms from the dialect (remove request, response and chunk)');
+    }
   });
   for (const [m, spec] of Object.entries(channels.models)) {
     if (!channels.channels.some((c) => c.models.includes(m))) chanAt('warning', `/models/${m}`, `no channel serves model "${m}"`);
     const bad = spec.body_schema && registry.problem(spec.body_schema);
     if (bad) chanAt('error', `/models/${m}/body_schema`, bad);
   }
+}
+
+/** A route's dialect must have a client side; `store` needs one with `conversation`; policies need their parts. */
+function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][number], p: string, at: Report): void {
+  const d = r.dialect ? routes.dialects?.[r.dialect] : undefined;
+  if (r.dialect && !d?.client) at('error', `${p}/dialect`, `dialect "${r.dialect}" has no \`client\` side in \`dialects\``);
+  if (r.store && r.policy === 'stream' && !d?.client?.conversation) at('error', `${p}/store`, 'a stream route with `store` needs a dialect whose client side has `conversation`');
+  if (r.policy === 'stored' && !r.store) at('error', p, 'policy `stored` needs `store` (the namespace it reads)');
+  if (r.policy === 'count_tokens' && !r.answer) at('error', p, 'policy `count_tokens` needs `answer`');
 }
 
 function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): void {
@@ -147,20 +163,23 @@ function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): v
 const jsonataSlots = ['request', 'response', 'chunk', 'path_expr', 'model_expr', 'answer', 'error_answer', 'list_answer', 'resolve'];
 
 /** Parses every JSONata slot found in an object tree (operations, poll blocks, task routes). */
-function parseSlots(node: unknown, base: string, at: (p: string, m: string) => void): void {
+function parseSlots(node: unknown, base: string, at: (p: string, m: string) => void, slots = jsonataSlots): void {
   if (!node || typeof node !== 'object') return;
   for (const [k, v] of Object.entries(node)) {
-    if (typeof v === 'string' && jsonataSlots.includes(k)) {
+    if (typeof v === 'string' && slots.includes(k)) {
       try { compileTransform(v, 50); } catch (e) {
         if (e instanceof TransformError) at(`${base}/${k}`, e.message);
         else throw e;
       }
-    } else if (v && typeof v === 'object' && k !== 'status_map') parseSlots(v, `${base}/${k}`, at);
+    } else if (v && typeof v === 'object' && k !== 'status_map') parseSlots(v, `${base}/${k}`, at, slots);
   }
 }
 
+const dialectSlots = ['request', 'response', 'conversation', 'error', 'init', 'event', 'end'];
+
 function routeTransformsLayer(routes: RoutesFile, at: (p: string, m: string) => void): void {
   routes.routes.forEach((r, i) => parseSlots(r, `/routes/${i}`, at));
+  for (const [name, d] of Object.entries(routes.dialects ?? {})) parseSlots(d, `/dialects/${name}`, at, dialectSlots);
 }
 
 function transformsLayer(channels: ChannelsFile, at: (p: string, m: string) => void): void {

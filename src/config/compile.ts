@@ -5,15 +5,18 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { CheckedConfig, ResolvedChannel } from './check.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import { compileTransform } from '../transform/compile-transform.js';
-import { defaultLimits, defaultServerLimits, defaultTaskSettings, defaultTimeouts, type CompiledChannel, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
+import { defaultLimits, defaultServerLimits, defaultTaskSettings, defaultTimeouts, type CompiledChannel, type CompiledDialect, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
 import type { Channel } from '../types/generated/channels.js';
 import type { RouteLimits, Route } from '../types/generated/routes.js';
 import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
+import { compileDialects } from './compile-dialects.js';
 
 export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Runtime {
   const dispatch = cfg.channels.dispatch ?? {};
   const transformMs = dispatch.transform_timeout_ms ?? 50;
+  const dialects = compileDialects(cfg.routes.dialects, transformMs);
+  const dialectErrors = new Map(Object.entries(cfg.routes.dialects ?? {}).filter(([, d]) => d.error).map(([n, d]) => [n, compileTransform(d.error!, transformMs)]));
   const routes = cfg.routes.routes.map((r): CompiledRoute => ({
     id: r.id,
     method: r.method,
@@ -26,12 +29,19 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     validate: r.body_schema ? registry.get(r.body_schema) : undefined,
     model: r.model,
     modelExpr: r.model_expr ? compileTransform(r.model_expr, transformMs) : undefined,
-    errorAnswer: r.error_answer ? compileTransform(r.error_answer, transformMs) : undefined,
+    errorAnswer: r.error_answer ? compileTransform(r.error_answer, transformMs) : r.dialect ? dialectErrors.get(r.dialect) : undefined,
     multipart: r.multipart ?? false,
     priceInputs: compilePriceInputs(r.price_inputs),
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
+    dialect: r.dialect ? dialects.get(r.dialect) : undefined,
+    keyHeader: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_header : undefined,
+    store: r.store && {
+      namespace: r.store.namespace, enabledBy: r.store.enabled_by, continues: r.store.continues,
+      ttlMs: (r.store.ttl_s ?? 30 * 86400) * 1000, maxBytes: r.store.max_bytes ?? 16 << 20,
+    },
+    answer: r.answer ? compileTransform(r.answer, transformMs) : undefined,
   }));
-  const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs));
+  const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs, dialects));
   const index = buildIndex(channels);
   const byId = new Map(channels.map((c) => [c.id, c]));
   const modelSchemas = new Map(Object.entries(cfg.channels.models).filter(([, m]) => m.body_schema).map(([name, m]) => [name, registry.get(m.body_schema!)]));
@@ -83,7 +93,7 @@ function resolveLimits(defaults: RouteLimits | undefined, own: RouteLimits | und
   };
 }
 
-function compileChannel(c: ResolvedChannel, transformMs: number): CompiledChannel {
+function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<string, CompiledDialect>): CompiledChannel {
   // A channel disabled for an unset variable may have no usable base URL; it never sends a request.
   const baseUrl = c.enabled === false && !URL.canParse(c.base_url) ? new URL('http://disabled.invalid') : new URL(c.base_url);
   const operations = new Map<string, CompiledOperation>();
@@ -95,6 +105,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number): CompiledChanne
       statusMap: op.status_map ?? {}, contentPath: op.content?.path, contentResolve: t(op.content?.resolve),
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
       reconcile: op.reconcile && { method: op.reconcile.method ?? 'GET', path: op.reconcile.path, pathExpr: t(op.reconcile.path_expr), response: t(op.reconcile.response)! },
+      dialect: op.dialect ? dialects.get(op.dialect) : undefined,
     });
   }
   // Pooled keep-alive connections per channel: the hot path never pays a new handshake.

@@ -6,6 +6,8 @@ import type { Auth, Model, Group, Timeouts, TaskSettings, CallbackSettings } fro
 import type { Route, RateLimit, ServerLimits } from '../types/generated/routes.js';
 import type { CompiledPriceInputs } from '../billing/price-inputs.js';
 import type { BreakerSettings } from '../pipeline/circuit-breaker.js';
+import type { CompiledStream } from '../transform/stream-transform.js';
+import type { CompiledUsagePaths } from '../transform/usage-paths.js';
 
 export interface RouteLimitsResolved {
   maxBodyBytes: number;
@@ -34,6 +36,32 @@ export interface CompiledRoute {
   /** Body fields the price depends on, checked before anything is reserved. */
   priceInputs: CompiledPriceInputs;
   task?: CompiledTaskRoute;
+  /** The client dialect (absent: the unified format). */
+  dialect?: CompiledDialect;
+  /** Answers kept per owner so later requests may continue them. */
+  store?: CompiledConversationStore;
+  /** A header that may carry the API key instead of Authorization: Bearer. */
+  keyHeader?: string;
+  /** The answer of a `count_tokens` route ($tokens). */
+  answer?: Transform;
+}
+
+/** A client-facing API format and its translations to and from the unified one (OpenAI chat completions). */
+export interface CompiledDialect {
+  name: string;
+  client?: { request: Transform; response: Transform; stream: CompiledStream; conversation?: Transform };
+  vendor?: { request: Transform; response: Transform; stream: CompiledStream };
+  usage?: CompiledUsagePaths;
+  /** Event names that end a stream cleanly. */
+  streamEnd: Set<string>;
+}
+
+export interface CompiledConversationStore {
+  namespace: string;
+  enabledBy?: string;
+  continues?: string;
+  ttlMs: number;
+  maxBytes: number;
 }
 
 export interface CompiledTaskRoute {
@@ -77,6 +105,8 @@ export interface CompiledOperation {
   contentPath?: string;
   contentResolve?: Transform;
   reconcile?: CompiledReconcile;
+  /** The dialect the vendor speaks (absent: the unified format). */
+  dialect?: CompiledDialect;
 }
 
 export interface CompiledChannel {

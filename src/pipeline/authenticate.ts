@@ -1,15 +1,23 @@
-// Stage: reads `Authorization: Bearer <key>` and resolves the live token record.
+// Stage: reads `Authorization: Bearer <key>` (or the route dialect's key header, e.g. x-api-key) and resolves the
+// live token record.
 import { GatewayError } from '../http/errors.js';
 import type { Caller, Exchange, Matched } from './exchange.js';
 
 /** Throws invalid_api_key (401); one message for unknown, revoked and expired keys: the answer must not reveal which. */
 export async function authenticate(ex: Exchange, m: Matched): Promise<Caller> {
-  const header = ex.req.headers.authorization;
-  if (!header) throw new GatewayError('invalid_api_key', 'Missing API key: send Authorization: Bearer <key>');
-  const key = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!key) throw new GatewayError('invalid_api_key', 'Malformed Authorization header: expected Bearer <key>');
-  const token = await ex.g.tokens.authenticate(key[1]);
+  const token = await ex.g.tokens.authenticate(keyOf(ex, m));
   if (!token) throw new GatewayError('invalid_api_key', 'Invalid API key');
   ex.ctx.token = token;
   return { ...m, token };
+}
+
+function keyOf(ex: Exchange, m: Matched): string {
+  const header = ex.req.headers.authorization;
+  const alt = m.route.keyHeader ? ex.req.headers[m.route.keyHeader] : undefined;
+  if (!header && typeof alt === 'string' && alt.trim()) return alt.trim();
+  const hint = m.route.keyHeader ? `Authorization: Bearer <key> or ${m.route.keyHeader}: <key>` : 'Authorization: Bearer <key>';
+  if (!header) throw new GatewayError('invalid_api_key', `Missing API key: send ${hint}`);
+  const key = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!key) throw new GatewayError('invalid_api_key', `Malformed Authorization header: expected ${hint}`);
+  return key[1];
 }

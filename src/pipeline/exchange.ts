@@ -7,6 +7,7 @@ import type { TokenRecord } from '../store/token-store.js';
 import type { Model } from '../types/generated/channels.js';
 import type { PriceInputs } from '../billing/price-inputs.js';
 import type { RequestContext } from './context.js';
+import type { Conversation } from '../store/conversations.js';
 
 export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext }
 
@@ -22,5 +23,8 @@ export interface Inbound extends Caller { body: Record<string, unknown>; raw: Bu
 /** resolveModel → the model the request names, its price entry, and the channel a task reference pins it to. */
 export interface Resolved extends Inbound { model: string; price: Model; pin?: string }
 
+/** recall → the kept conversation the request continues, if it names one. */
+export interface Recalled extends Resolved { previous?: Conversation }
+
 /** price → the checked price inputs and what may be reserved (the prompt estimate, for token prices). */
-export interface Priced extends Resolved { inputs: PriceInputs; amount: number; promptTokens: number }
+export interface Priced extends Recalled { inputs: PriceInputs; amount: number; promptTokens: number }

@@ -11,6 +11,7 @@ import { authenticate } from './authenticate.js';
 import { rateLimit } from './rate-limit.js';
 import { readRequest } from './read-request.js';
 import { resolveModel } from './resolve-model.js';
+import { recall } from './recall.js';
 import { price } from './price.js';
 import { dispatch } from './dispatch.js';
 import { relayUpstreamError } from './upstream-error.js';
@@ -22,14 +23,15 @@ export async function serve(ex: Exchange): Promise<void> {
   const caller = await authenticate(ex, matched);                     // 401 invalid_api_key
   await rateLimit(ex, caller);                                        // 429 too_many_requests
   if (p.kind === 'open') return p.answer(ex);
-  if (p.kind === 'local') return p.answer(ex, caller);                // models, task queries, lists, downloads
+  if (p.kind === 'local') return p.answer(ex, caller);                // models, tasks, downloads, kept answers, token counts
   return proxy(ex, caller, p.policy);
 }
 
 async function proxy(ex: Exchange, caller: Caller, policy: ProxiedPolicy): Promise<void> {
   const inbound = await readRequest(ex, caller, policy.body);         // 400 · 408 · 413 · 415 · 503 server_busy
   const resolved = await resolveModel(ex, inbound);                   // 400 · 403 model_not_allowed · 404 model_not_found
-  const priced = price(ex, resolved);                                 // 400 invalid_request naming the price field
+  const recalled = await recall(ex, resolved);                        // 404 · 400: the kept conversation it continues
+  const priced = price(ex, recalled);                                 // 400 invalid_request naming the price field
   const hold = await reserve(ex, priced, policy.scope);               // 403 insufficient_user_quota · 429 (task slots)
   try {
     const sent = await dispatch(ex, priced, hold, policy.build, policy.retry); // 429 · 502 · 503 · 504, failover before the head

@@ -2,8 +2,8 @@
 // and, when the client asked for usage, put it on the last chunk together with its finish_reason (the contract's
 // streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
-import type { Transform } from '../transform/compile-transform.js';
 import type { Usage } from '../pipeline/context.js';
+import { readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js';
 
 export interface ChatStreamState {
   usage?: Usage; done: boolean; dataEvents: number; sawError: boolean;
@@ -29,21 +29,27 @@ export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean
   };
 }
 
-/** Handler for vendors with a `chunk` transform: every event is parsed and mapped. */
-export function transformedHandler(state: ChatStreamState, clientWantsUsage: boolean, chunk: Transform, bindings: Record<string, unknown>) {
-  return async (ev: SseEvent): Promise<string | undefined> => {
-    if (ev.data === undefined) return undefined;
-    if (ev.data === '[DONE]') { state.done = true; return undefined; }
-    state.dataEvents++;
-    let parsed: unknown;
-    try { parsed = JSON.parse(ev.data); } catch { return undefined; }
-    const mapped = await chunk.run(parsed, bindings);
-    const list = mapped === undefined ? [] : Array.isArray(mapped) ? mapped : [mapped];
-    return list.map((c) => withUsage(state, clientWantsUsage, c as Record<string, unknown>) ?? '').join('');
+/**
+ * Handler for a client and vendor that speak the same (non-unified) dialect: the events pass as they came; only those
+ * its `usage` names are parsed, for billing.
+ */
+export function sameDialectHandler(state: ChatStreamState, usage: CompiledUsagePaths | undefined, end: Set<string>) {
+  return (ev: SseEvent): string => {
+    if (ev.name && end.has(ev.name)) state.done = true;
+    if (ev.data !== undefined) {
+      state.dataEvents++;
+      if (ev.name === 'error') state.sawError = true;
+      if (usage && ev.name && usage.events.has(ev.name)) state.usage = readUsage(usage, parseOrNull(ev.data), state.usage);
+    }
+    return `${ev.raw}\n\n`;
   };
 }
 
-function withUsage(state: ChatStreamState, clientWantsUsage: boolean, obj: Record<string, unknown>): string | undefined {
+function parseOrNull(s: string): unknown {
+  try { return JSON.parse(s); } catch { return null; }
+}
+
+export function withUsage(state: ChatStreamState, clientWantsUsage: boolean, obj: Record<string, unknown>): string | undefined {
   if (obj.error) state.sawError = true;
   const hasUsage = Boolean(obj.usage && typeof obj.usage === 'object');
   if (hasUsage) state.usage = obj.usage as Usage;

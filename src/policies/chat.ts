@@ -1,64 +1,82 @@
-// Policy `stream` (chat completions): a JSON request answered as JSON, or as SSE when the body sets `stream: true`.
-// A unified vendor gets the client's bytes untouched; a vendor with transforms gets them mapped, and its chunks too.
+// Policy `stream` (chat): a JSON request answered as JSON, or as SSE when the body sets `stream: true`, in the route's
+// dialect (the unified OpenAI chat format when it names none). Where the vendor speaks the client's dialect the bytes
+// pass untouched; otherwise they are translated through the unified format, and the answer or its events back.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../http/errors.js';
 import { addedMs, type Usage } from '../pipeline/context.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { fillPath } from '../transform/fill-path.js';
+import { readUsage } from '../transform/usage-paths.js';
+import { StreamTransformer, sseTexts } from '../transform/stream-transform.js';
 import type { ChannelCall } from '../transport/channel-target.js';
-import { relaySse } from '../transport/sse-relay.js';
+import { relaySse, type RelayEnd } from '../transport/sse-relay.js';
 import { streamsInFlight } from '../metrics.js';
-import { unifiedHandler, transformedHandler, streamErrorEvent, flushHeld, type ChatStreamState } from './chat-events.js';
+import { unifiedHandler, sameDialectHandler, streamErrorEvent, flushHeld, type ChatStreamState } from './chat-events.js';
+import { TranslatedStream } from './translated-stream.js';
+import { vendorBody, answerBindings, clientWantsUsage } from './chat-request.js';
+import { remember } from './remember.js';
 import { readUpstreamJson } from './upstream-json.js';
 import type { ProxiedPolicy } from './policy.js';
 
 const streaming = (p: Priced) => p.body.stream === true;
-const wantsUsage = (p: Priced) => streaming(p) && (p.body.stream_options as { include_usage?: boolean } | null)?.include_usage === true;
+/** Bytes pass untouched: the vendor speaks the client's dialect and the channel has no transform of its own. */
+const native = (p: Priced, sent: Sent) => p.route.dialect === sent.op.dialect && !sent.op.request && !sent.op.response && !sent.op.chunk;
 
-async function build(_ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
+async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
   const stream = streaming(p);
   const path = fillPath(a.op.path, { model: a.upstreamModel });
-  const accept = stream ? 'text/event-stream' : 'application/json';
-  if (a.op.request) {
-    const mapped = await a.op.request.run(p.body, { model: a.upstreamModel, stream });
-    return { method: 'POST', path, accept, body: Buffer.from(JSON.stringify(mapped)) };
-  }
-  // The client's bytes untouched unless the model is renamed or stream usage must be asked for (to bill it).
-  const askUsage = stream && !wantsUsage(p);
-  if (a.upstreamModel === p.model && !askUsage) return { method: 'POST', path, accept, body: p.raw };
-  const out: Record<string, unknown> = { ...p.body, model: a.upstreamModel };
-  if (askUsage) out.stream_options = { ...(p.body.stream_options as object | null), include_usage: true };
-  return { method: 'POST', path, accept, body: Buffer.from(JSON.stringify(out)) };
+  return { method: 'POST', path, accept: stream ? 'text/event-stream' : 'application/json', body: await vendorBody(ex, p, a, stream) };
 }
 
-/** What the upstream reported, and how much was delivered in case it reported nothing. */
-interface Billable { usage?: Usage; delivered: number }
+/** What the upstream reported, how much was delivered in case it reported nothing, and the client's whole answer. */
+interface Answered { usage?: Usage; delivered: number; result?: unknown }
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Usage | undefined> {
-  const b = streaming(p) ? await answerStream(ex, p, sent) : await answerJson(ex, p, sent);
-  return billedUsage(ex, b, p.promptTokens);
+  const a = streaming(p) ? await answerStream(ex, p, sent) : await answerJson(ex, p, sent);
+  if (a.result !== undefined) await remember(ex, p, a.result);
+  return billedUsage(ex, a, p.promptTokens);
 }
 
-async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Billable> {
-  let { raw, parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes);
-  if (sent.op.response) {
-    parsed = await sent.op.response.run(parsed, { model: p.model });
-    raw = Buffer.from(JSON.stringify(parsed));
-  }
+async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Answered> {
+  const { raw, parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes);
   if (!parsed || typeof parsed !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: not an object');
-  ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': raw.length, 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
-  ex.res.end(raw);
-  return { usage: (parsed as { usage?: Usage }).usage, delivered: Math.ceil(raw.length / 4) };
+  const dialect = p.route.dialect;
+  if (native(p, sent)) {
+    const usage = dialect?.usage ? readUsage(dialect.usage, parsed) : (parsed as { usage?: Usage }).usage;
+    sendAnswer(ex, raw);
+    return { usage, delivered: Math.ceil(raw.length / 4), result: parsed };
+  }
+  const unified = await toUnified(p, sent, parsed);
+  const answer = dialect?.client ? await dialect.client.response.run(unified, answerBindings(p)) : unified;
+  const out = Buffer.from(JSON.stringify(answer));
+  sendAnswer(ex, out);
+  return { usage: unified.usage as Usage | undefined, delivered: Math.ceil(out.length / 4), result: answer };
 }
 
-async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Billable> {
+/** The vendor's answer in the unified format: its dialect's translation, the channel's transform, or as it is. */
+async function toUnified(p: Priced, sent: Sent, parsed: object): Promise<Record<string, unknown>> {
+  const vendor = sent.op.dialect?.vendor;
+  const t = vendor ? vendor.response : sent.op.response;
+  const out = t ? await t.run(parsed, { model: p.model }) : parsed;
+  if (!out || typeof out !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: it cannot be translated');
+  return out as Record<string, unknown>;
+}
+
+function sendAnswer(ex: Exchange, body: Buffer): void {
+  ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
+  ex.res.end(body);
+}
+
+async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answered> {
   const { ctx, res } = ex;
   const type = String(sent.response.headers['content-type'] ?? '');
   if (!type.includes('text/event-stream')) {
     sent.response.resume();
     throw new GatewayError('bad_response_body', `Bad upstream response body: expected text/event-stream, got ${type.slice(0, 64) || 'nothing'}`);
   }
+  const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false };
+  const translated = native(p, sent) ? undefined : translatedStream(p, sent, state);
   res.writeHead(200, {
     'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', connection: 'keep-alive',
     'x-switchyard-added-ms': addedMs(ctx).toFixed(3),
@@ -66,22 +84,56 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Billab
   res.socket?.setNoDelay(true);
   streamsInFlight.inc();
   res.once('close', () => streamsInFlight.dec());
-  const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false };
-  const onEvent = sent.op.chunk ? transformedHandler(state, wantsUsage(p), sent.op.chunk, { model: p.model }) : unifiedHandler(state, wantsUsage(p));
+  const dialect = p.route.dialect;
+  const onEvent = translated?.onEvent
+    ?? (dialect ? sameDialectHandler(state, dialect.usage, dialect.streamEnd) : unifiedHandler(state, clientWantsUsage(p.body)));
   const end = await relaySse(sent.response, res, {
-    maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(sent.op.chunk), signal: ctx.abort.signal,
+    maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(translated), signal: ctx.abort.signal,
   });
-  ctx.outcome = closeStream(end, state, res);
-  return { usage: state.usage, delivered: state.dataEvents };
+  ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
+  return { usage: state.usage, delivered: state.dataEvents, result: translated?.result };
 }
 
-/** Ends the client's stream: `[DONE]` after a clean end, a final error event first after anything else. */
-function closeStream(end: string, state: ChatStreamState, res: ServerResponse): string {
+function translatedStream(p: Priced, sent: Sent, state: ChatStreamState): TranslatedStream {
+  const vendor = sent.op.dialect?.vendor;
+  const client = p.route.dialect?.client;
+  return new TranslatedStream(state, {
+    vendor: vendor && { stream: new StreamTransformer(vendor.stream, { model: p.model }), end: sent.op.dialect!.streamEnd },
+    chunk: sent.op.chunk,
+    client: client && new StreamTransformer(client.stream, answerBindings(p)),
+    clientWantsUsage: clientWantsUsage(p.body),
+    bindings: { model: p.model },
+  });
+}
+
+/** How a stream ends for its client: closing events after a clean end, error events after anything else. */
+type Closer = Pick<TranslatedStream, 'finish' | 'fail'>;
+
+/** An untranslated stream in a non-unified dialect closes itself when clean; a failure gets the dialect's error events. */
+function passedThrough(p: Priced): Closer | undefined {
+  const client = p.route.dialect?.client;
+  if (!client) return undefined;
+  return { finish: async () => '', fail: async (m, c) => sseTexts(await new StreamTransformer(client.stream, answerBindings(p)).fail(m, c)) };
+}
+
+/**
+ * Ends the client's stream. A unified client gets `[DONE]` after a clean end and a final error event first after
+ * anything else; a dialect client gets its dialect's closing or error events. A translated stream's closer adds what
+ * its transforms still had to say.
+ */
+async function closeStream(end: RelayEnd, state: ChatStreamState, res: ServerResponse, closer: Closer | undefined, unified: boolean): Promise<string> {
   if (end === 'client_gone') return end;
-  if (state.held) res.write(flushHeld(state));
   const clean = end === 'eof' && state.done;
-  if (!clean && !state.sawError) res.write(end === 'cut' ? streamErrorEvent('the gateway is shutting down; the stream was cut', 'shutting_down') : streamErrorEvent(cutReason(end), 'bad_response_body'));
-  res.end('data: [DONE]\n\n');
+  const [message, code] = end === 'cut' ? ['the gateway is shutting down; the stream was cut', 'shutting_down'] : [cutReason(end), 'bad_response_body'];
+  const tail = clean && closer ? await closer.finish() : '';
+  if (!unified) {
+    res.end(clean ? tail : state.sawError || !closer ? '' : await closer.fail(message, code));
+  } else {
+    if (tail) res.write(tail);
+    if (state.held) res.write(flushHeld(state));
+    if (!clean && !state.sawError) res.write(streamErrorEvent(message, code));
+    res.end('data: [DONE]\n\n');
+  }
   if (clean) return state.sawError ? 'upstream_error' : 'done';
   return state.sawError ? 'upstream_error' : end === 'eof' ? 'upstream_cut' : end;
 }
@@ -92,12 +144,12 @@ const cutReason = (end: string) => (end === 'idle_timeout' ? 'upstream stream we
  * Usage to bill: the upstream's own. Without it (cut stream, client gone, vendor silent) the prompt estimate
  * plus one token per delivered event, since the upstream did the work; nothing delivered bills nothing.
  */
-function billedUsage(ex: Exchange, b: Billable, promptEstimate: number): Usage | undefined {
+function billedUsage(ex: Exchange, a: Answered, promptEstimate: number): Usage | undefined {
   const { ctx } = ex;
-  if (b.usage && typeof b.usage.prompt_tokens === 'number') ctx.usage = b.usage;
-  else if (b.delivered) {
+  if (a.usage && typeof a.usage.prompt_tokens === 'number') ctx.usage = a.usage;
+  else if (a.delivered) {
     ctx.usageEstimated = true;
-    ctx.usage = { prompt_tokens: promptEstimate, completion_tokens: b.delivered };
+    ctx.usage = { prompt_tokens: promptEstimate, completion_tokens: a.delivered };
   }
   return ctx.usage;
 }

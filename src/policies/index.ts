@@ -12,16 +12,19 @@ import { serveHealth, serveReady } from './health.js';
 import { listTasks, queryTask } from './task-query.js';
 import { serveContent } from './task-content.js';
 import { relayTask } from './task-relay.js';
+import { serveStored } from './stored.js';
+import { countTokens } from './count-tokens.js';
 
 export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy };
 
 const open: Record<string, OpenPolicy> = { health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res) };
 const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough };
 const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask };
+const local: Record<string, LocalPolicy> = { models: serveModels, stored: serveStored, count_tokens: countTokens };
 
 export function policyOf(route: CompiledRoute): Policy {
   if (open[route.policy]) return { kind: 'open', answer: open[route.policy] };
-  if (route.policy === 'models') return { kind: 'local', answer: serveModels };
+  if (local[route.policy]) return { kind: 'local', answer: local[route.policy] };
   if (route.policy === 'task') {
     const action = route.task!.action;
     return action === 'submit' ? { kind: 'proxied', policy: taskSubmit } : { kind: 'local', answer: tasks[action] };

@@ -6,6 +6,8 @@ export interface SseEvent {
   data?: string;
   /** The event as received, used to forward comments and named events unchanged. */
   raw: string;
+  /** The `event:` field, when the event has one. */
+  name?: string;
 }
 
 export class SseTooLarge extends Error {}
@@ -53,10 +55,12 @@ function parseEvent(raw: string): SseEvent {
     return { raw, data: raw.charCodeAt(5) === 32 ? raw.slice(6) : raw.slice(5) };
   }
   let data: string | undefined;
+  let name: string | undefined;
   for (const line of raw.split('\n')) {
+    if (line.startsWith('event:')) name = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
     if (!line.startsWith('data:')) continue;
     const v = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
     data = data === undefined ? v : `${data}\n${v}`;
   }
-  return { raw, data };
+  return { raw, data, name };
 }

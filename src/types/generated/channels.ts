@@ -319,6 +319,10 @@ export interface Operation2 {
   poll?: Poll;
   content?: Content;
   reconcile?: Reconcile;
+  /**
+   * The dialect the vendor speaks for this operation (a key of routes.yaml `dialects`, with a `vendor` side); absent: the unified format. Such an operation takes its transforms from the dialect.
+   */
+  dialect?: string;
 }
 /**
  * How a task submitted through this operation is refreshed.

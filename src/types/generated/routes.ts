@@ -16,6 +16,12 @@ export interface RoutesFile {
    * @minItems 1
    */
   routes: [Route, ...Route[]];
+  /**
+   * Client dialects: API formats other than the unified one (OpenAI chat completions), each with how it translates to and from the unified format. A route names the dialect its clients speak (`dialect`); a channel operation names the dialect its vendor speaks. Where the two are the same the bytes pass untouched; otherwise the request is translated through the unified format and the answer back.
+   */
+  dialects?: {
+    [k: string]: Dialect;
+  };
 }
 /**
  * Bounds on client connections, near nginx's defaults. A client that is too slow gets 408, one too many gets 503, all in Shape A. Read at start; a reload does not change a running listener.
@@ -102,9 +108,10 @@ export interface Route {
    */
   operation?: string;
   /**
-   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators.
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`.
    */
-  policy: 'stream' | 'json' | 'task' | 'passthrough' | 'models' | 'metrics' | 'health' | 'ready';
+  policy:
+    'stream' | 'json' | 'task' | 'passthrough' | 'models' | 'metrics' | 'health' | 'ready' | 'stored' | 'count_tokens';
   /**
    * Request body JSON Schema, relative to schemas/api/.
    */
@@ -136,6 +143,15 @@ export interface Route {
    * JSONata run on {}: the body of every error on this route, in the route family's own shape instead of Shape A (bindings $status, $code: the gateway's error code, $message). E.g. the image-art family's `{code: 4, description, result: null}` (see schemas/transform/error-answer.json).
    */
   error_answer?: string;
+  /**
+   * The client dialect of this route (a key of `dialects`); absent: the unified format (OpenAI chat). Its `key_header` and `error` apply to the route.
+   */
+  dialect?: string;
+  store?: ConversationStore;
+  /**
+   * JSONata: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model).
+   */
+  answer?: string;
 }
 /**
  * How a `task` route acts on task records.
@@ -212,4 +228,153 @@ export interface PriceInputs {
    * @minItems 1
    */
   choices?: [string, ...string[]];
+}
+/**
+ * Answers kept per owner in the store so a later request may continue them (and `stored` routes may read or delete them).
+ */
+export interface ConversationStore {
+  /**
+   * Store namespace of the records.
+   */
+  namespace: string;
+  /**
+   * Body field that turns keeping off when it is false (kept when absent).
+   */
+  enabled_by?: string;
+  /**
+   * Body field naming a kept record this request continues (its conversation is $previous).
+   */
+  continues?: string;
+  /**
+   * How long a record is kept (default 30 days).
+   */
+  ttl_s?: number;
+  /**
+   * Largest conversation kept or continued, in bytes (default 16 MiB): a longer one is refused with 400.
+   */
+  max_bytes?: number;
+}
+/**
+ * One client-facing API format and its translations to and from the unified format (OpenAI chat completions).
+ */
+export interface Dialect {
+  description?: string;
+  /**
+   * A request header that may carry the API key instead of `Authorization: Bearer` (lower case, e.g. x-api-key).
+   */
+  key_header?: string;
+  /**
+   * JSONata: the body of every error on the dialect's routes (bindings $status, $code: the gateway's error code, $message, $type: the Shape A type).
+   */
+  error?: string;
+  client?: DialectClient;
+  vendor?: DialectVendor;
+  usage?: UsagePaths;
+  /**
+   * Names of the SSE events that end one of this dialect's streams cleanly; an upstream stream that stops before one is a cut.
+   *
+   * @minItems 1
+   */
+  stream_end?: [string, ...string[]];
+}
+/**
+ * The client side: requests in this dialect become unified requests, unified answers become this dialect's.
+ */
+export interface DialectClient {
+  /**
+   * JSONata: the client's request → a unified chat request (see schemas/transform/chat-request.json). Bindings $model, $previous (the stored conversation's items when the route has `store` and the request continues one, else []), $recall(id) (a stored item by id, or undefined).
+   */
+  request: string;
+  /**
+   * JSONata: a unified chat completion → the client's answer. Bindings $request (the client's body), $model, $id (a fresh random id), $created (unix seconds).
+   */
+  response: string;
+  stream: StreamTransform;
+  /**
+   * JSONata: the items a stored answer keeps for a request that continues it (bindings $request, $response: the client's answer, $previous). Needed by routes with `store`.
+   */
+  conversation?: string;
+}
+/**
+ * Unified chat chunks (`data` of each event) → the client's events. Bindings as for `response`.
+ */
+export interface StreamTransform {
+  /**
+   * JSONata run once before the first event: the initial state (bindings as the dialect side's `response`).
+   */
+  init?: string;
+  /**
+   * JSONata per input event ($ is the parsed data; $event its SSE name; $state).
+   */
+  event: string;
+  /**
+   * JSONata after a clean end ($state): the closing events.
+   */
+  end?: string;
+  /**
+   * JSONata when the stream fails or is cut ($state, $message, $code): the error events that close it.
+   */
+  error?: string;
+}
+/**
+ * The vendor side: unified requests become this dialect's, its answers become unified ones.
+ */
+export interface DialectVendor {
+  /**
+   * JSONata: a unified chat request → the vendor's request. Bindings $model (upstream model), $stream.
+   */
+  request: string;
+  /**
+   * JSONata: the vendor's answer → a unified chat completion. Bindings $model (the client's model name).
+   */
+  response: string;
+  stream: StreamTransform1;
+}
+/**
+ * The vendor's events → unified chat chunks (the `data` of each output event). Bindings $model, $event.
+ */
+export interface StreamTransform1 {
+  /**
+   * JSONata run once before the first event: the initial state (bindings as the dialect side's `response`).
+   */
+  init?: string;
+  /**
+   * JSONata per input event ($ is the parsed data; $event its SSE name; $state).
+   */
+  event: string;
+  /**
+   * JSONata after a clean end ($state): the closing events.
+   */
+  end?: string;
+  /**
+   * JSONata when the stream fails or is cut ($state, $message, $code): the error events that close it.
+   */
+  error?: string;
+}
+/**
+ * Where this dialect's answers carry usage, read without JSONata when its bytes pass untouched: in a JSON answer, and in the named stream events. Each token count is the sum of the fields present; a later event's count replaces an earlier one.
+ */
+export interface UsagePaths {
+  /**
+   * Dotted paths where a usage object may sit (the first present wins).
+   *
+   * @minItems 1
+   */
+  at: [string, ...string[]];
+  /**
+   * Fields of the usage object summed into prompt tokens.
+   *
+   * @minItems 1
+   */
+  prompt_tokens: [string, ...string[]];
+  /**
+   * Fields of the usage object summed into completion tokens.
+   *
+   * @minItems 1
+   */
+  completion_tokens: [string, ...string[]];
+  /**
+   * Names of the stream events that carry usage (others pass unread).
+   */
+  events?: string[];
 }

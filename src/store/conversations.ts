@@ -1,0 +1,46 @@
+// Answers kept per owner so a later request may continue them (routes with `store`): the answer as the client got
+// it, the conversation items a continuation starts from, and each item by its id for requests that refer to one.
+// Keys carry the owner: another user's id is simply not found.
+import type { Store } from './open-store.js';
+
+export interface Conversation {
+  id: string;
+  created_at: number;
+  /** The answer as the client received it (what GET returns). */
+  response: unknown;
+  /** The items a continuation starts from (the dialect's `conversation`). */
+  items: unknown[];
+  /** Serialized size, checked against the route's bound before a continuation is built. */
+  bytes: number;
+}
+
+export class Conversations {
+  constructor(private readonly store: Store) {}
+
+  get(namespace: string, owner: string, id: string): Promise<Conversation | undefined> {
+    return this.store.kv(namespace).get<Conversation>(recordKey(owner, id));
+  }
+
+  /** One stored item by its id (an item of any answer the owner kept). */
+  item(namespace: string, owner: string, id: string): Promise<unknown> {
+    return this.store.kv(namespace).get(itemKey(owner, id));
+  }
+
+  async put(namespace: string, owner: string, c: Omit<Conversation, 'bytes'>, ttlMs: number): Promise<Conversation> {
+    const kv = this.store.kv(namespace);
+    const rec = { ...c, bytes: 0 };
+    rec.bytes = Buffer.byteLength(JSON.stringify(rec));
+    await kv.set(recordKey(owner, c.id), rec, ttlMs);
+    const withIds = c.items.filter((i): i is { id: string } => typeof (i as { id?: unknown })?.id === 'string');
+    if (withIds.length) await kv.setMany(withIds.map((i) => ({ key: itemKey(owner, i.id), value: i, ttl: ttlMs })));
+    return rec;
+  }
+
+  /** False when there was nothing to delete. Its items stay: later answers may still refer to them. */
+  delete(namespace: string, owner: string, id: string): Promise<boolean> {
+    return this.store.kv(namespace).delete(recordKey(owner, id));
+  }
+}
+
+const recordKey = (owner: string, id: string) => `${owner}:r:${id}`;
+const itemKey = (owner: string, id: string) => `${owner}:i:${id}`;

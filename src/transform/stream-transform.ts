@@ -1,0 +1,65 @@
+// A stateful stream translation written in JSONata: per-stream state the expressions read ($state) and replace,
+// any number of output events per input event (named SSE events included), and hooks for a clean end and a failure.
+// Every hook returns {state?, events?, result?}; a bare array is taken as the events.
+import type { Transform } from './compile-transform.js';
+
+export interface CompiledStream { init?: Transform; event: Transform; end?: Transform; error?: Transform }
+
+/** One output event: an SSE event name (optional) and its data, serialized as JSON. */
+export interface StreamEvent { event?: string; data: unknown }
+
+interface HookOutput { state?: unknown; events?: unknown; result?: unknown }
+
+export class StreamTransformer {
+  private state: unknown = {};
+  private started = false;
+  /** The whole answer the stream amounts to, once a hook has said it (kept by routes that store answers). */
+  result: unknown;
+
+  constructor(private readonly spec: CompiledStream, private readonly bindings: Record<string, unknown>) {}
+
+  /** Events for one input event (`data` parsed, `name` its SSE event name). */
+  async push(data: unknown, name?: string): Promise<StreamEvent[]> {
+    const before = this.started ? [] : await this.start();
+    return before.concat(await this.run(this.spec.event, data, { event: name }));
+  }
+
+  /** The closing events after a clean end. */
+  async end(): Promise<StreamEvent[]> {
+    const before = this.started ? [] : await this.start();
+    return this.spec.end ? before.concat(await this.run(this.spec.end, null, {})) : before;
+  }
+
+  /** The events that close a failed or cut stream. */
+  async fail(message: string, code: string): Promise<StreamEvent[]> {
+    if (!this.spec.error) return [];
+    const before = this.started ? [] : await this.start();
+    return before.concat(await this.run(this.spec.error, null, { message, code }));
+  }
+
+  private async start(): Promise<StreamEvent[]> {
+    this.started = true;
+    return this.spec.init ? this.run(this.spec.init, null, {}) : [];
+  }
+
+  private async run(t: Transform, input: unknown, extra: Record<string, unknown>): Promise<StreamEvent[]> {
+    const out = await t.run(input, { ...this.bindings, ...extra, state: this.state });
+    if (out === undefined || out === null) return [];
+    if (Array.isArray(out)) return out.filter(isEvent);
+    const o = out as HookOutput;
+    if (o.state !== undefined) this.state = o.state;
+    if (o.result !== undefined) this.result = o.result;
+    const events = o.events === undefined ? [] : Array.isArray(o.events) ? o.events : [o.events];
+    return events.filter(isEvent);
+  }
+}
+
+const isEvent = (e: unknown): e is StreamEvent => Boolean(e) && typeof e === 'object' && 'data' in (e as object);
+
+/** An event as SSE text: `event:` line when named, one `data:` line of JSON. */
+export function sseText(e: StreamEvent): string {
+  const data = `data: ${JSON.stringify(e.data)}\n\n`;
+  return typeof e.event === 'string' && /^[\w.-]+$/.test(e.event) ? `event: ${e.event}\n${data}` : data;
+}
+
+export const sseTexts = (events: StreamEvent[]) => events.map(sseText).join('');
