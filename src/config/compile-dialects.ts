@@ -14,6 +14,7 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
   for (const [name, d] of Object.entries(dialects ?? {})) {
     out.set(name, {
       name,
+      error: d.error ? t(d.error) : undefined,
       client: d.client && {
         request: t(d.client.request), response: t(d.client.response), stream: stream(d.client.stream),
         conversation: d.client.conversation ? t(d.client.conversation) : undefined,

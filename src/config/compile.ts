@@ -16,7 +16,6 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
   const dispatch = cfg.channels.dispatch ?? {};
   const transformMs = dispatch.transform_timeout_ms ?? 50;
   const dialects = compileDialects(cfg.routes.dialects, transformMs);
-  const dialectErrors = new Map(Object.entries(cfg.routes.dialects ?? {}).filter(([, d]) => d.error).map(([n, d]) => [n, compileTransform(d.error!, transformMs)]));
   const routes = cfg.routes.routes.map((r): CompiledRoute => ({
     id: r.id,
     method: r.method,
@@ -29,7 +28,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     validate: r.body_schema ? registry.get(r.body_schema) : undefined,
     model: r.model,
     modelExpr: r.model_expr ? compileTransform(r.model_expr, transformMs) : undefined,
-    errorAnswer: r.error_answer ? compileTransform(r.error_answer, transformMs) : r.dialect ? dialectErrors.get(r.dialect) : undefined,
+    errorAnswer: r.error_answer ? compileTransform(r.error_answer, transformMs) : r.dialect ? dialects.get(r.dialect)?.error : undefined,
     multipart: r.multipart ?? false,
     priceInputs: compilePriceInputs(r.price_inputs),
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,

@@ -49,6 +49,8 @@ export interface CompiledRoute {
 /** A client-facing API format and its translations to and from the unified one (OpenAI chat completions). */
 export interface CompiledDialect {
   name: string;
+  /** The body of every error on the dialect's routes. */
+  error?: Transform;
   client?: { request: Transform; response: Transform; stream: CompiledStream; conversation?: Transform };
   vendor?: { request: Transform; response: Transform; stream: CompiledStream };
   usage?: CompiledUsagePaths;
