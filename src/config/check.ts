@@ -175,7 +175,7 @@ function parseSlots(node: unknown, base: string, at: (p: string, m: string) => v
   }
 }
 
-const dialectSlots = ['request', 'response', 'conversation', 'error', 'init', 'event', 'end'];
+const dialectSlots = ['functions', 'request', 'response', 'conversation', 'error', 'init', 'event', 'end'];
 
 function routeTransformsLayer(routes: RoutesFile, at: (p: string, m: string) => void): void {
   routes.routes.forEach((r, i) => parseSlots(r, `/routes/${i}`, at));

@@ -1,28 +1,42 @@
 // Compiles the `dialects` of routes.yaml: each side's JSONata once, usage paths, stream end events.
 import type { Dialect, StreamTransform } from '../types/generated/routes.js';
-import { compileTransform } from '../transform/compile-transform.js';
+import { compileTransform, type Transform } from '../transform/compile-transform.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
 import { compileUsagePaths } from '../transform/usage-paths.js';
 import type { CompiledDialect } from './runtime.js';
 
 export function compileDialects(dialects: Record<string, Dialect> | undefined, ms: number): Map<string, CompiledDialect> {
-  const t = (src: string) => compileTransform(src, ms);
-  const stream = (s: StreamTransform): CompiledStream => ({
-    init: s.init ? t(s.init) : undefined, event: t(s.event), end: s.end ? t(s.end) : undefined, error: s.error ? t(s.error) : undefined,
-  });
   const out = new Map<string, CompiledDialect>();
   for (const [name, d] of Object.entries(dialects ?? {})) {
+    const client = d.client && side(d.client.functions, ms);
+    const vendor = d.vendor && side(d.vendor.functions, ms);
     out.set(name, {
       name,
-      error: d.error ? t(d.error) : undefined,
-      client: d.client && {
-        request: t(d.client.request), response: t(d.client.response), stream: stream(d.client.stream),
-        conversation: d.client.conversation ? t(d.client.conversation) : undefined,
+      error: d.error ? compileTransform(d.error, ms) : undefined,
+      client: d.client && client && {
+        request: client.t(d.client.request), response: client.t(d.client.response), stream: client.stream(d.client.stream),
+        conversation: d.client.conversation ? client.t(d.client.conversation) : undefined,
       },
-      vendor: d.vendor && { request: t(d.vendor.request), response: t(d.vendor.response), stream: stream(d.vendor.stream) },
+      vendor: d.vendor && vendor && { request: vendor.t(d.vendor.request), response: vendor.t(d.vendor.response), stream: vendor.stream(d.vendor.stream) },
       usage: d.usage && compileUsagePaths(d.usage),
       streamEnd: new Set(d.stream_end ?? []),
     });
   }
   return out;
+}
+
+/** One side's compiler: each transform preceded by the side's `functions`, bound as $fn. */
+function side(functions: string | undefined, ms: number) {
+  const fns = functions ? compileTransform(functions, ms) : undefined;
+  const t = (src: string): Transform => {
+    const own = compileTransform(src, ms);
+    if (!fns) return own;
+    // The helpers are made in an evaluation of their own just before (a JSONata function is bound to the evaluation
+    // that made it, time limit included), so each transform gets fresh ones.
+    return { source: own.source, run: async (input, bindings = {}) => own.run(input, { ...bindings, fn: await fns.run(null, bindings) }) };
+  };
+  const stream = (s: StreamTransform): CompiledStream => ({
+    init: s.init ? t(s.init) : undefined, event: t(s.event), end: s.end ? t(s.end) : undefined, error: s.error ? t(s.error) : undefined,
+  });
+  return { t, stream };
 }

@@ -282,6 +282,10 @@ export interface Dialect {
  */
 export interface DialectClient {
   /**
+   * JSONata evaluated before each of this side's transforms (the stream hooks included); its value, usually an object of functions, is bound as $fn so helpers are written once. Bindings as for the transform it precedes.
+   */
+  functions?: string;
+  /**
    * JSONata: the client's request → a unified chat request (see schemas/transform/chat-request.json). Bindings $model, $previous (the stored conversation's items when the route has `store` and the request continues one, else []), $recall(id) (a stored item by id, or undefined).
    */
   request: string;
@@ -320,6 +324,10 @@ export interface StreamTransform {
  * The vendor side: unified requests become this dialect's, its answers become unified ones.
  */
 export interface DialectVendor {
+  /**
+   * JSONata evaluated before each of this side's transforms (the stream hooks included); its value, usually an object of functions, is bound as $fn so helpers are written once. Bindings as for the transform it precedes.
+   */
+  functions?: string;
   /**
    * JSONata: a unified chat request → the vendor's request. Bindings $model (upstream model), $stream.
    */

@@ -1,0 +1,284 @@
+// POST /v1/responses (the openai_responses dialect) through the clients people run: the official openai client,
+// the Vercel AI SDK's default provider and LangChain with useResponsesApi, against the shipped config's chat channels.
+import { test as nodeTest, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type OpenAI from 'openai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, streamText, tool, jsonSchema, stepCountIs, type ModelMessage } from 'ai';
+import { ChatOpenAI } from '@langchain/openai';
+import { startStack, eventually, type Stack } from './helpers/stack.js';
+import { projectRoot } from '../src/config/load-config.js';
+import { client, post, assertShapeA, ledgerOf, expectedCharge } from './helpers/api.js';
+
+const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 20_000 }, fn);
+
+let stack: Stack;
+let key: string;
+let ai: OpenAI;
+const price = parse(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8')).models['gpt-4o-mini'].price;
+const weather = { type: 'function' as const, name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] }, strict: false };
+
+before(async () => {
+  stack = await startStack({ env: { OPENAI_API_KEY: '' } });
+  ({ key } = await stack.token());
+  ai = client(stack, key);
+});
+after(() => stack.close());
+beforeEach(() => stack.sim.control.clear());
+
+const upstream = () => stack.sim.control.requests().filter((r) => r.path === '/v1/chat/completions');
+const lastUpstream = () => upstream().at(-1)!.body as any;
+
+test('openai responses.create: the Response object, its text, usage and the unified request it became', async () => {
+  const r = await ai.responses.create({ model: 'gpt-4o-mini', input: 'Say hello [sim chunks=3]', instructions: 'Be brief.', temperature: 0.5, max_output_tokens: 50 });
+  assert.match(r.id, /^resp_[0-9a-f]{24}$/);
+  assert.equal(r.object, 'response');
+  assert.equal(r.status, 'completed');
+  assert.equal(r.model, 'gpt-4o-mini');
+  assert.equal(r.output_text, 'tok1 tok2 tok3 ');
+  assert.equal(r.output.length, 1);
+  assert.equal(r.output[0].type, 'message');
+  assert.equal(r.instructions, 'Be brief.');
+  assert.deepEqual(r.usage && { i: r.usage.input_tokens, o: r.usage.output_tokens, t: r.usage.total_tokens }, { i: 6, o: 3, t: 9 });
+  assert.deepEqual(lastUpstream(), {
+    model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello [sim chunks=3]' }],
+    max_completion_tokens: 50, temperature: 0.5,
+  });
+});
+
+test('openai responses.create stream: every event in order with sequence numbers, deltas as they come, completed with usage', async () => {
+  const s = await ai.responses.create({ model: 'gpt-4o-mini', input: 'Say hello [sim chunks=3 interval_ms=40]', stream: true });
+  const events: { type: string; seq: number; at: number }[] = [];
+  const t0 = Date.now();
+  let completed: OpenAI.Responses.Response | undefined;
+  for await (const e of s) {
+    events.push({ type: e.type, seq: e.sequence_number, at: Date.now() - t0 });
+    if (e.type === 'response.completed') completed = e.response;
+  }
+  assert.deepEqual(events.map((e) => e.type), [
+    'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
+    'response.output_text.delta', 'response.output_text.delta', 'response.output_text.delta',
+    'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+  ]);
+  assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i));
+  const deltas = events.filter((e) => e.type === 'response.output_text.delta');
+  assert.ok(deltas[2].at - deltas[0].at >= 60, `deltas arrive as they are made, not at once: ${deltas.map((d) => d.at)}`);
+  assert.equal(completed?.output_text ?? (completed?.output[0] as any).content[0].text, 'tok1 tok2 tok3 ');
+  assert.equal(completed?.usage?.output_tokens, 3);
+  assert.deepEqual(lastUpstream().stream_options, { include_usage: true }, 'usage is asked of the vendor, to bill it');
+});
+
+test('openai responses.stream helper: finalResponse() matches what a later retrieve returns', async () => {
+  const stream = ai.responses.stream({ model: 'gpt-4o-mini', input: 'Hi [sim chunks=2]' });
+  const text: string[] = [];
+  stream.on('response.output_text.delta', (e) => text.push(e.delta));
+  const final = await stream.finalResponse();
+  assert.deepEqual(text, ['tok1 ', 'tok2 ']);
+  const kept = await ai.responses.retrieve(final.id);
+  // The helper adds `parsed: null` to each text part; the rest is what was kept.
+  const strip = (o: unknown) => JSON.parse(JSON.stringify(o, (k, v) => (k === 'parsed' ? undefined : v)));
+  assert.deepEqual(strip(kept.output), strip(final.output));
+  assert.equal(kept.status, 'completed');
+});
+
+test('function tools: a call (stream and not), then its output sent back continues the conversation', async () => {
+  const r = await ai.responses.create({ model: 'gpt-4o-mini', input: 'Weather in Paris? [sim tool_call=get_weather]', tools: [weather], tool_choice: 'auto' });
+  const call = r.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+  assert.ok(call, JSON.stringify(r.output));
+  assert.equal(call.name, 'get_weather');
+  assert.deepEqual(JSON.parse(call.arguments), { location: 'Paris' });
+  assert.match(call.call_id, /^call_/);
+  assert.deepEqual(lastUpstream().tools, [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: weather.parameters, strict: false } }]);
+
+  const next = await ai.responses.create({
+    model: 'gpt-4o-mini', previous_response_id: r.id, tools: [weather],
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' }],
+  });
+  assert.equal(next.previous_response_id, r.id);
+  assert.deepEqual(lastUpstream().messages, [
+    { role: 'user', content: 'Weather in Paris? [sim tool_call=get_weather]' },
+    { role: 'assistant', content: null, tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: call.arguments } }] },
+    { role: 'tool', tool_call_id: call.call_id, content: '{"temp":21}' },
+  ]);
+
+  const s = await ai.responses.create({ model: 'gpt-4o-mini', input: 'Weather? [sim tool_call=get_weather]', tools: [weather], stream: true });
+  const types: string[] = [];
+  let args = '';
+  for await (const e of s) {
+    types.push(e.type);
+    if (e.type === 'response.function_call_arguments.delta') args += e.delta;
+  }
+  assert.deepEqual(JSON.parse(args), { location: 'Paris' });
+  assert.ok(types.includes('response.function_call_arguments.done') && types.at(-1) === 'response.completed', types.join(','));
+});
+
+test('previous_response_id continues a kept conversation; instructions are not carried over', async () => {
+  const first = await ai.responses.create({ model: 'gpt-4o-mini', input: 'one [sim chunks=1]', instructions: 'sys' });
+  const second = await ai.responses.create({ model: 'gpt-4o-mini', input: 'two [sim chunks=1]', previous_response_id: first.id });
+  await ai.responses.create({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_text', text: 'three' }] }], previous_response_id: second.id });
+  assert.deepEqual(lastUpstream().messages, [
+    { role: 'user', content: 'one [sim chunks=1]' }, { role: 'assistant', content: 'tok1 ' },
+    { role: 'user', content: 'two [sim chunks=1]' }, { role: 'assistant', content: 'tok1 ' },
+    { role: 'user', content: [{ type: 'text', text: 'three' }] },
+  ]);
+});
+
+test('store: false keeps nothing; unknown, deleted and other users\' ids are not found', async () => {
+  const unkept = await ai.responses.create({ model: 'gpt-4o-mini', input: 'x [sim chunks=1]', store: false });
+  assert.equal((unkept as { store?: boolean }).store, false);
+  await assert.rejects(ai.responses.retrieve(unkept.id), (e: any) => e.status === 404);
+  const cont = await post(`${stack.url}/v1/responses`, { model: 'gpt-4o-mini', input: 'y', previous_response_id: unkept.id }, key);
+  assertShapeA(cont, 400, 'invalid_request', 'invalid_request_error', '`previous_response_id`');
+
+  const mine = await ai.responses.create({ model: 'gpt-4o-mini', input: 'mine [sim chunks=1]' });
+  const other = client(stack, (await stack.token()).key);
+  await assert.rejects(other.responses.retrieve(mine.id), (e: any) => e.status === 404);
+  await assert.rejects(other.responses.delete(mine.id), (e: any) => e.status === 404);
+  const stolen = await post(`${stack.url}/v1/responses`, { model: 'gpt-4o-mini', input: 'y', previous_response_id: mine.id }, (other as any).apiKey);
+  assert.equal(stolen.status, 400, 'another user\'s response cannot be continued');
+
+  const del = await fetch(`${stack.url}/v1/responses/${mine.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+  assert.deepEqual(await del.json(), { id: mine.id, object: 'response', deleted: true });
+  await assert.rejects(ai.responses.retrieve(mine.id), (e: any) => e.status === 404);
+});
+
+test('text.format, reasoning.effort, tool_choice and a max_output_tokens cut become their unified fields; a cut answer is incomplete', async () => {
+  const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
+  const r = await ai.responses.create({
+    model: 'gpt-4o-mini', input: 'json please [sim chunks=9]', max_output_tokens: 2, reasoning: { effort: 'low' },
+    text: { format: { type: 'json_schema', name: 'obj', schema, strict: true } }, tools: [weather], tool_choice: { type: 'function', name: 'get_weather' },
+  });
+  const up = lastUpstream();
+  assert.deepEqual(up.response_format, { type: 'json_schema', json_schema: { name: 'obj', schema, strict: true } });
+  assert.equal(up.reasoning_effort, 'low');
+  assert.deepEqual(up.tool_choice, { type: 'function', function: { name: 'get_weather' } });
+  assert.equal(up.max_completion_tokens, 2);
+  assert.equal(r.status, 'incomplete');
+  assert.deepEqual(r.incomplete_details, { reason: 'max_output_tokens' });
+});
+
+test('images and developer messages map to unified parts and roles', async () => {
+  await ai.responses.create({
+    model: 'gpt-4o-mini',
+    input: [
+      { role: 'developer', content: 'dev rules' },
+      { role: 'user', content: [{ type: 'input_text', text: 'what is this?' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' }] },
+    ],
+  });
+  assert.deepEqual(lastUpstream().messages, [
+    { role: 'system', content: 'dev rules' },
+    { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } }] },
+  ]);
+});
+
+test('bad requests are 400 naming the field, never a 5xx; an unknown model is 404', async () => {
+  const cases: [unknown, string][] = [
+    [{ model: 'gpt-4o-mini' }, 'input'],
+    [{ model: 'gpt-4o-mini', input: 'x', tools: [{ type: 'web_search' }] }, 'tools'],
+    [{ model: 'gpt-4o-mini', input: 'x', background: true }, 'background'],
+    [{ model: 'gpt-4o-mini', input: 'x', max_output_tokens: -5 }, 'max_output_tokens'],
+    [{ model: 'gpt-4o-mini', input: [{ type: 'function_call_output' }] }, 'call_id'],
+    [{ model: 'gpt-4o-mini', input: [{ type: 'item_reference', id: 'msg_nope' }] }, 'msg_nope'],
+  ];
+  for (const [body, field] of cases) {
+    const r = await post(`${stack.url}/v1/responses`, body, key);
+    assertShapeA(r, 400, 'invalid_request', 'invalid_request_error', field);
+  }
+  const unknown = await post(`${stack.url}/v1/responses`, { model: 'no-such-model', input: 'x' }, key);
+  assertShapeA(unknown, 404, 'model_not_found', 'invalid_request_error');
+  assert.equal(upstream().length, 0, 'nothing reached a vendor');
+});
+
+test('billing: charged once from the usage of the translated answer; a cut stream tells the client and bills what was delivered', async () => {
+  const t = await stack.token();
+  const c = client(stack, t.key);
+  const before = (await stack.balance(t.id))!;
+  const { data, response } = await c.responses.create({ model: 'gpt-4o-mini', input: 'bill me [sim chunks=7]' }).withResponse();
+  const id = response.headers.get('x-request-id')!;
+  await eventually(async () => (await ledgerOf(stack, t.id, id)).length === 2);
+  assert.equal(before - (await stack.balance(t.id))!, expectedCharge(price, data.usage!.input_tokens, data.usage!.output_tokens));
+
+  const before2 = (await stack.balance(t.id))!;
+  const { data: s, response: r2 } = await c.responses.create({ model: 'gpt-4o-mini', input: 'cut [sim chunks=6 cut_after=2]', stream: true }).withResponse();
+  const types: string[] = [];
+  for await (const e of s) types.push(e.type);
+  assert.equal(types.filter((x) => x === 'response.output_text.delta').length, 2);
+  assert.deepEqual(types.slice(-2), ['error', 'response.failed']);
+  const id2 = r2.headers.get('x-request-id')!;
+  await eventually(async () => (await ledgerOf(stack, t.id, id2)).length === 2);
+  const charged = before2 - (await stack.balance(t.id))!;
+  assert.ok(charged > 0, 'the vendor did the work that was delivered');
+});
+
+test('a cut stream ends with an error event and response.failed in the raw stream', async () => {
+  const raw = await fetch(`${stack.url}/v1/responses`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', input: 'cut [sim chunks=6 cut_after=2]', stream: true }),
+  });
+  const names = (await raw.text()).split('\n').filter((l) => l.startsWith('event: ')).map((l) => l.slice(7));
+  assert.deepEqual(names.slice(-2), ['error', 'response.failed']);
+});
+
+test('POST /v1/responses/input_tokens: the estimate billing would reserve', async () => {
+  const r = await post(`${stack.url}/v1/responses/input_tokens`, { model: 'gpt-4o-mini', input: 'a'.repeat(400) }, key);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.object, 'response.input_tokens');
+  assert.ok(r.json.input_tokens >= 100 && r.json.input_tokens < 120, String(r.json.input_tokens));
+});
+
+test('Vercel AI SDK (default provider = Responses): generateText, streamText arriving incrementally, tools over several steps', async () => {
+  const openai = createOpenAI({ baseURL: `${stack.url}/v1`, apiKey: key });
+  const g = await generateText({ model: openai('gpt-4o-mini'), prompt: 'Say hi [sim chunks=3]' });
+  assert.equal(g.text, 'tok1 tok2 tok3 ');
+  assert.equal(g.usage.outputTokens, 3);
+  assert.equal(g.finishReason, 'stop');
+
+  const s = streamText({ model: openai('gpt-4o-mini'), prompt: 'Say hi [sim chunks=4 interval_ms=40]' });
+  const at: number[] = [];
+  const t0 = Date.now();
+  let text = '';
+  for await (const d of s.textStream) { at.push(Date.now() - t0); text += d; }
+  assert.equal(text, 'tok1 tok2 tok3 tok4 ');
+  assert.ok(at.length === 4 && at[3] - at[0] >= 90, `incremental: ${at}`);
+  assert.equal((await s.usage).outputTokens, 4);
+
+  const steps = await generateText({
+    model: openai('gpt-4o-mini'), prompt: 'Weather in Paris? [sim tool_call=weather]', stopWhen: stepCountIs(2),
+    tools: { weather: tool({ description: 'w', inputSchema: jsonSchema<{ location: string }>({ type: 'object', properties: { location: { type: 'string' } }, required: ['location'] }), execute: async ({ location }) => ({ location, temp: 21 }) }) },
+  });
+  assert.equal(steps.steps.length, 2);
+  assert.deepEqual(steps.steps[0].toolCalls.map((c) => [c.toolName, c.input]), [['weather', { location: 'Paris' }]]);
+  const second = lastUpstream().messages;
+  assert.deepEqual(second.at(-1), { role: 'tool', tool_call_id: steps.steps[0].toolCalls[0].toolCallId, content: '{"location":"Paris","temp":21}' });
+});
+
+test('Vercel AI SDK multi-turn: the kept answer is referenced by item id and resolved from the store', async () => {
+  const sent: any[] = [];
+  const spy: typeof fetch = async (url, init) => { sent.push(JSON.parse(String(init?.body))); return fetch(url, init); };
+  const openai = createOpenAI({ baseURL: `${stack.url}/v1`, apiKey: key, fetch: spy });
+  const first = await generateText({ model: openai('gpt-4o-mini'), prompt: 'first [sim chunks=2]' });
+  const messages: ModelMessage[] = [{ role: 'user', content: 'first [sim chunks=2]' }, ...first.response.messages, { role: 'user', content: 'second' }];
+  const second = await generateText({ model: openai('gpt-4o-mini'), messages });
+  assert.equal(second.text, 'tok1 tok2 tok3 tok4 tok5 ');
+  assert.deepEqual(sent[1].input[1], { type: 'item_reference', id: (first.response.body as any).output[0].id }, 'the SDK sends a reference, not the text');
+  assert.deepEqual(lastUpstream().messages.map((m: any) => [m.role, typeof m.content === 'string' ? m.content : m.content?.[0]?.text]), [
+    ['user', 'first [sim chunks=2]'], ['assistant', 'tok1 tok2 '], ['user', 'second'],
+  ]);
+});
+
+test('LangChain ChatOpenAI with useResponsesApi: invoke, stream, bound tools', async () => {
+  const llm = new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: key, configuration: { baseURL: `${stack.url}/v1` }, useResponsesApi: true, maxRetries: 0 });
+  const r = await llm.invoke('Say hi [sim chunks=3]');
+  assert.equal(r.text, 'tok1 tok2 tok3 ');
+  assert.equal(r.usage_metadata?.output_tokens, 3);
+  let streamed = '';
+  let chunks = 0;
+  for await (const c of await llm.stream('Say hi [sim chunks=4]')) { chunks++; streamed += c.text; }
+  assert.equal(streamed, 'tok1 tok2 tok3 tok4 ');
+  assert.ok(chunks >= 4, `${chunks} chunks`);
+  const t = await llm.bindTools([{ type: 'function', function: { name: 'weather', description: 'w', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }]).invoke('weather? [sim tool_call=weather]');
+  assert.deepEqual(t.tool_calls?.map((c) => [c.name, c.args]), [['weather', { location: 'Paris' }]]);
+});
