@@ -130,6 +130,11 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     if (!ch.auth) chanAt('error', p, 'auth is required (set it here or in the template)');
     else authRules(ch.auth, `${p}/auth`, chanAt);
     if (!ch.operations || !Object.keys(ch.operations).length) chanAt('error', p, 'operations is required (set it here or in the template)');
+    for (const [name, op] of Object.entries(ch.operations ?? {})) {
+      (op.models ?? []).forEach((m, j) => {
+        if (!ch.models.includes(m)) chanAt('error', `${p}/operations/${name}/models/${j}`, `"${m}" is not in this channel's models`);
+      });
+    }
   });
   for (const [m, spec] of Object.entries(channels.models)) {
     if (!channels.channels.some((c) => c.models.includes(m))) chanAt('warning', `/models/${m}`, `no channel serves model "${m}"`);

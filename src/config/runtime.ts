@@ -67,6 +67,8 @@ export interface CompiledReconcile {
 
 export interface CompiledOperation {
   path: string;
+  /** The channel's models this operation serves; undefined: all of them. */
+  models?: Set<string>;
   request?: Transform;
   response?: Transform;
   chunk?: Transform;

@@ -291,6 +291,12 @@ export interface Operation2 {
    */
   path?: string;
   /**
+   * The channel's models this operation serves (default: all of them). A vendor that serves several kinds of model on one key (chat and embeddings) names which go where, so a chat model is never sent to the embeddings path; a model outside the list is `model_not_found` for this operation.
+   *
+   * @minItems 1
+   */
+  models?: [string, ...string[]];
+  /**
    * JSONata: unified request → vendor request. Bindings: $model (upstream model), $stream.
    */
   request?: string;
