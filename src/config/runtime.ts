@@ -37,7 +37,7 @@ export interface CompiledRoute {
 }
 
 export interface CompiledTaskRoute {
-  action: 'submit' | 'query' | 'content' | 'list' | 'relay';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page';
   family?: string;
   families?: string[];
   answer?: Transform;
