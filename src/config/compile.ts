@@ -98,6 +98,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number): CompiledChanne
       statusMap: op.status_map ?? {}, contentPath: op.content?.path, contentResolve: t(op.content?.resolve),
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
       reconcile: op.reconcile && { method: op.reconcile.method ?? 'GET', path: op.reconcile.path, pathExpr: t(op.reconcile.path_expr), response: t(op.reconcile.response)! },
+      cancel: op.cancel, delete: op.delete,
     });
   }
   // Pooled keep-alive connections per channel: the hot path never pays a new handshake.

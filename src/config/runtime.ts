@@ -37,7 +37,7 @@ export interface CompiledRoute {
 }
 
 export interface CompiledTaskRoute {
-  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page' | 'delete';
   family?: string;
   families?: string[];
   answer?: Transform;
@@ -65,6 +65,9 @@ export interface CompiledReconcile {
   response: Transform;
 }
 
+/** One bodiless call about an accepted task (cancel it, delete its result); `path` takes the task's placeholders. */
+export interface TaskCall { method: 'DELETE' | 'POST'; path: string }
+
 export interface CompiledOperation {
   path: string;
   /** The channel's models this operation serves; undefined: all of them. */
@@ -79,6 +82,8 @@ export interface CompiledOperation {
   contentPath?: string;
   contentResolve?: Transform;
   reconcile?: CompiledReconcile;
+  cancel?: TaskCall;
+  delete?: TaskCall;
 }
 
 export interface CompiledChannel {

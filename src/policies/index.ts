@@ -13,12 +13,13 @@ import { listTasks, queryTask } from './task-query.js';
 import { serveContent } from './task-content.js';
 import { relayTask } from './task-relay.js';
 import { pageTasks } from './task-page.js';
+import { deleteTask } from './task-delete.js';
 
 export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy };
 
 const open: Record<string, OpenPolicy> = { health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res) };
 const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough };
-const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask, page: pageTasks };
+const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask, page: pageTasks, delete: deleteTask };
 
 export function policyOf(route: CompiledRoute): Policy {
   if (open[route.policy]) return { kind: 'open', answer: open[route.policy] };

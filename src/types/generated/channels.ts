@@ -325,6 +325,8 @@ export interface Operation2 {
   poll?: Poll;
   content?: Content;
   reconcile?: Reconcile;
+  cancel?: Cancel;
+  delete?: Delete;
 }
 /**
  * How a task submitted through this operation is refreshed.
@@ -381,6 +383,32 @@ export interface Reconcile2 {
    * JSONata: the vendor's answer → a poll result ({upstream_id, status, vars?, …}) when it knows the task, or nothing when it does not (bindings $task_id, $path, $http_status).
    */
   response: string;
+}
+/**
+ * How to cancel an unfinished task of this operation at the vendor, when its owner deletes it: one call with the channel's auth and no body. A 2xx answer means cancelled: the task fails and its reservation is refunded. Without it, deleting an unfinished task is refused with 400 until it has finished.
+ */
+export interface Cancel {
+  /**
+   * HTTP method.
+   */
+  method: 'DELETE' | 'POST';
+  /**
+   * Upstream path; `{upstream_id}`, `{model}` and the task's `{name}` vars are replaced.
+   */
+  path: string;
+}
+/**
+ * How to delete a finished task's result at the vendor when its owner deletes the task: one call with the channel's auth and no body (a 404 means already gone). Without it only the gateway's record is removed.
+ */
+export interface Delete {
+  /**
+   * HTTP method.
+   */
+  method: 'DELETE' | 'POST';
+  /**
+   * Upstream path; `{upstream_id}`, `{model}` and the task's `{name}` vars are replaced.
+   */
+  path: string;
 }
 /**
  * One upstream endpoint with its credentials and the models it serves.

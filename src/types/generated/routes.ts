@@ -142,9 +142,9 @@ export interface Route {
  */
 export interface TaskRoute {
   /**
-   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body; `relay` calls the route's operation on the task's own channel (path with `{upstream_id}`) and relays the vendor's answer. `page` answers the caller's tasks of its one family (`families`), newest first, in OpenAI's list shape with the `after` (an id), `limit` (1 to 100, default 20) and `order` (`asc`/`desc`) query parameters.
+   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body; `relay` calls the route's operation on the task's own channel (path with `{upstream_id}`) and relays the vendor's answer. `page` answers the caller's tasks of its one family (`families`), newest first, in OpenAI's list shape with the `after` (an id), `limit` (1 to 100, default 20) and `order` (`asc`/`desc`) query parameters. `delete` removes one task by `{id}` and answers the route's `answer` over it: a finished task is deleted at the vendor where its operation has `delete`; an unfinished one is cancelled there where it has `cancel` (then failed and refunded), else refused with 400 while it runs.
    */
-  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page' | 'delete';
   /**
    * Submit: the family stored on the record (e.g. `video`).
    */
