@@ -111,6 +111,10 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
         if (spec && !spec.poll) chanAt('error', `/channels/${j}/operations/${op}`, `task operation "${op}" (route ${r.id}) needs \`poll\``);
       });
     }
+    const source = r.task?.source;
+    if (source && (r.task?.action !== 'submit' || !r.path.includes(`{${source}}`))) {
+      routeAt('error', `/routes/${i}/task/source`, `\`source\` must name a path parameter of a submit route (no {${source}} in ${r.path})`);
+    }
     if (needsChannel && !served) {
       routeAt('error', `/routes/${i}`, `no channel implements operation "${op}"`);
     }

@@ -72,6 +72,7 @@ function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTa
     listAnswer: t.list_answer ? compileTransform(t.list_answer, ms) : undefined,
     callback: t.callback,
     refs: t.refs ?? [],
+    source: t.source,
   };
 }
 

@@ -45,6 +45,8 @@ export interface CompiledTaskRoute {
   listAnswer?: Transform;
   callback?: { field: string; route?: string };
   refs: string[];
+  /** Submit: the path parameter naming the caller's completed task this one derives from. */
+  source?: string;
 }
 
 export type UnifiedStatus = 'queued' | 'in_progress' | 'completed' | 'failed';

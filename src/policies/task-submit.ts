@@ -16,7 +16,7 @@ import { readUpstreamJson } from './upstream-json.js';
 import type { ProxiedPolicy } from './policy.js';
 
 async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
-  const { path, body } = await buildCall(a.op, p.body, { model: a.upstreamModel, task_id: a.hold.id });
+  const { path, body } = await buildCall(a.op, p.body, { model: a.upstreamModel, task_id: a.hold.id }, p.source ? { source_upstream_id: p.source.upstreamId } : {});
   await ex.g.tasks.create({ ...newRecord(ex, p, a.hold, a.channel, a.upstreamModel), submitting: { owner: ex.g.store.instance, started_at: Date.now(), path } }, a.hold.at);
   return { method: 'POST', path, body };
 }
@@ -51,6 +51,7 @@ function newRecord(ex: Exchange, p: Priced, hold: Hold, ch: CompiledChannel, ups
     channel: ch.id, upstream_id: upstreamId, status: 'queued', progress: 0, created_at: now, updated_at: now,
     result_urls: [], quota: { reserved: hold.amount, state: 'reserved' }, input: { seconds: p.inputs.seconds, size, prompt }, vars: {}, polls: 0,
     callback: typeof hook === 'string' && hook ? { url: hook, route: task.callback?.route ?? p.route.id, base_url: baseUrlOf(ex.req) } : undefined,
+    source_id: p.source?.id,
   };
 }
 

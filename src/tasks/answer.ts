@@ -9,7 +9,10 @@ export async function taskBody(g: Gateway, route: CompiledRoute, rec: TaskRecord
   const view = publicView(rec, contentUrl(g, rec, baseUrl));
   if (route.task?.answer) return route.task.answer.run(view, { base_url: baseUrl });
   if (route.task?.action === 'submit') {
-    return { id: view.id, task_id: view.task_id, object: 'video', model: view.model, status: view.status, progress: view.progress, created_at: view.created_at };
+    return {
+      id: view.id, task_id: view.task_id, object: 'video', model: view.model, status: view.status, progress: view.progress, created_at: view.created_at,
+      ...(view.source_id ? { remixed_from_video_id: view.source_id } : {}),
+    };
   }
   return videoObject(view);
 }

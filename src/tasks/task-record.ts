@@ -30,6 +30,8 @@ export interface TaskRecord {
   polls: number;
   /** Where the client wants state changes POSTed, and which route's answer shapes them. */
   callback?: { url: string; route: string; base_url?: string };
+  /** The caller's task this one derives from (a remix's source), by its public id. */
+  source_id?: string;
   /** Vendor data a format-specific answer may show (e.g. image-art buttons), kept small. */
   extra?: Record<string, unknown>;
   /**
@@ -86,6 +88,7 @@ export function publicView(t: TaskRecord, contentUrl?: string) {
     prompt: t.input.prompt ?? null,
     error: t.error ?? null,
     content_url: t.status === 'completed' && contentUrl ? contentUrl : null,
+    source_id: t.source_id ?? null,
     extra: t.extra ?? {},
   };
 }
@@ -97,6 +100,6 @@ export function videoObject(v: PublicTask) {
   return {
     id: v.id, task_id: v.task_id, object: 'video', model: v.model, status: v.status, progress: v.progress,
     created_at: v.created_at, completed_at: v.completed_at, expires_at: v.expires_at, seconds: v.seconds, size: v.size,
-    error: v.error, ...(v.content_url ? { video_url: v.content_url } : {}),
+    prompt: v.prompt, remixed_from_video_id: v.source_id, error: v.error, ...(v.content_url ? { video_url: v.content_url } : {}),
   };
 }

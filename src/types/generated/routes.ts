@@ -150,7 +150,7 @@ export interface TaskRoute {
    */
   family?: string;
   /**
-   * Query, list, content: families whose records this route may show.
+   * Query, list, content, page, delete: families whose records this route may show; a submit with `source`: families the source may be of.
    */
   families?: string[];
   /**
@@ -170,6 +170,10 @@ export interface TaskRoute {
    * Submit: body fields holding the id of an earlier task of the caller (e.g. `taskId` for a variation). The public id is swapped for the vendor's, and the new task goes to the same channel.
    */
   refs?: string[];
+  /**
+   * Submit: the path parameter naming one of the caller's tasks (of `families`) the new task derives from, e.g. a remix. The source must be completed (else 400 `task_not_completed`; another user's or unknown: 404); the new task takes its model, seconds and size (so the same price, reserved before the vendor is called), goes to its channel, whose operation path gets `{source_upstream_id}`, and records it (the video object shows it as `remixed_from_video_id`). A source whose channel lacks the route's operation is 400 `invalid_request`.
+   */
+  source?: string;
 }
 /**
  * Client callbacks: the URL is read from the submit body and gets the task's answer POSTed on every change.
