@@ -88,18 +88,20 @@ export function publicView(t: TaskRecord, contentUrl?: string) {
     prompt: t.input.prompt ?? null,
     error: t.error ?? null,
     content_url: t.status === 'completed' && contentUrl ? contentUrl : null,
-    source_id: t.source_id ?? null,
     extra: t.extra ?? {},
   };
 }
 
 export type PublicTask = ReturnType<typeof publicView>;
 
-/** The default answer: OpenAI's video object, plus `video_url` once completed. */
-export function videoObject(v: PublicTask) {
+/**
+ * The default answer: OpenAI's video object, plus `video_url` once completed. `sourceId` (the record's `source_id`)
+ * is OpenAI's `remixed_from_video_id`.
+ */
+export function videoObject(v: PublicTask, sourceId: string | null) {
   return {
     id: v.id, task_id: v.task_id, object: 'video', model: v.model, status: v.status, progress: v.progress,
     created_at: v.created_at, completed_at: v.completed_at, expires_at: v.expires_at, seconds: v.seconds, size: v.size,
-    prompt: v.prompt, remixed_from_video_id: v.source_id, error: v.error, ...(v.content_url ? { video_url: v.content_url } : {}),
+    prompt: v.prompt, remixed_from_video_id: sourceId, error: v.error, ...(v.content_url ? { video_url: v.content_url } : {}),
   };
 }
