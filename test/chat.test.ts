@@ -1,9 +1,9 @@
 // Chat completions and the model list through the official openai client against the shipped config.
 import { test as nodeTest, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import { startStack, fixture, type Stack } from './helpers/stack.js';
-import { client, sseData, post } from './helpers/api.js';
+import { client, sseData, post, assertShapeA } from './helpers/api.js';
 
 // A stuck stream fails its test (and the after hook still closes the stack) instead of hanging the run.
 const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 20_000 }, fn);
@@ -193,6 +193,26 @@ test('/v1/models on the shipped config includes the chat models, legacy-chat und
   for (const m of ['gpt-4o', 'gpt-4o-mini', 'legacy-chat']) assert.ok(ids.includes(m), ids.join(','));
   assert.equal(ids.includes('sim-legacy-1'), false);
   assert.deepEqual(ids, [...ids].sort());
+});
+
+test('models.retrieve: the model object for a model the token may use; 404 model_not_found in Shape A otherwise', async () => {
+  const vip = await groups.token({ group: 'vip' });
+  assert.deepEqual(await client(groups, vip.key).models.retrieve('vip-large'), { id: 'vip-large', object: 'model', created: 1_700_000_000, owned_by: 'switchyard' });
+  const notFound = async (k: string, id: string) => {
+    const r = await fetch(`${groups.url}/v1/models/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${k}` } });
+    assertShapeA({ status: r.status, headers: r.headers, text: '', json: await r.json() }, 404, 'model_not_found', 'invalid_request_error');
+    await assert.rejects(client(groups, k).models.retrieve(id), (e: unknown) => e instanceof OpenAI.NotFoundError && e.code === 'model_not_found');
+  };
+  await notFound((await groups.token({ group: 'default' })).key, 'vip-large'); // another group's model
+  await notFound((await groups.token({ group: 'vip', models: ['gpt-4o'] })).key, 'vip-large'); // outside the allow-list
+  await notFound(vip.key, 'no-such-model');
+  await notFound(vip.key, 'x'.repeat(5000)); // echoed bounded
+  // Shipped config: a name with `:` and `*` arrives percent-encoded; a hidden pricing model is not a model.
+  assert.equal((await ai.models.retrieve('wan2.2-t2v-plus:1280*720')).owned_by, 'wan');
+  assert.equal((await ai.models.retrieve('text-embedding-3-small')).id, 'text-embedding-3-small');
+  await assert.rejects(ai.models.retrieve('vendor-assets'), (e: unknown) => e instanceof OpenAI.NotFoundError);
+  const long = await fetch(`${stack.url}/v1/models/${'y'.repeat(5000)}`, { headers: { authorization: `Bearer ${key}` } });
+  assert.ok((await long.text()).length < 400, 'the unknown id is cut short in the message');
 });
 
 test('legacy-chat (JSONata channel): max_completion_tokens becomes max_tokens, the model name maps both ways', async () => {

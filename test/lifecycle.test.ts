@@ -20,10 +20,10 @@ function configCopy(): string {
   return dir;
 }
 
-const chat = (url: string, key: string, content: string, stream = true) => fetch(`${url}/v1/chat/completions`, {
+const chat = (url: string, key: string, content: string, stream = true, model = 'gpt-4o-mini') => fetch(`${url}/v1/chat/completions`, {
   method: 'POST',
   headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content }] }),
+  body: JSON.stringify({ model, stream, messages: [{ role: 'user', content }] }),
 });
 
 test('healthz and readyz answer without a key; readyz names the config hash', async () => {
@@ -52,7 +52,8 @@ test('reload swaps a good config atomically and refuses a broken one, keeping th
     assert.equal((await chat(stack.url, key, 'still works', false)).status, 200);
 
     writeFileSync(join(dir, 'channels.yaml'), good.replace('  gpt-4o-mini:\n', '  gpt-4o-nano:\n    owned_by: openai\n    price: { input_per_mtok: 1, output_per_mtok: 1 }\n  gpt-4o-mini:\n')
-      .replace('models: [gpt-4o-mini, gpt-4o]\n    priority: 10', 'models: [gpt-4o-mini, gpt-4o, gpt-4o-nano]\n    priority: 10'));
+      .replace('models: [gpt-4o-mini, gpt-4o, text-embedding-3-small, text-embedding-3-large]\n    priority: 10', 'models: [gpt-4o-mini, gpt-4o, gpt-4o-nano, text-embedding-3-small, text-embedding-3-large]\n    priority: 10')
+      .replace('chat_completions: { path: /v1/chat/completions, models: [gpt-4o-mini, gpt-4o] }', 'chat_completions: { path: /v1/chat/completions, models: [gpt-4o-mini, gpt-4o, gpt-4o-nano] }'));
     const pending = chat(stack.url, key, 'in flight across the swap [sim chunks=5 interval_ms=60]');
     await new Promise((r) => setTimeout(r, 50));
     const swapped = stack.gw.reload();
@@ -62,6 +63,7 @@ test('reload swaps a good config atomically and refuses a broken one, keeping th
     assert.match(text, /data: \[DONE\]\n\n$/, 'the request in flight finished on the config it started with');
     const models = await (await fetch(`${stack.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { id: string }[] };
     assert.ok(models.data.some((m) => m.id === 'gpt-4o-nano'));
+    assert.equal((await chat(stack.url, key, 'on the new model', false, 'gpt-4o-nano')).status, 200);
   } finally { await stack.close(); }
 });
 

@@ -1,4 +1,4 @@
-// The Redis store against the same QuotaLedger and TaskIndex contracts as SQLite, on a real redis-server.
+// The Redis store against the same QuotaLedger, TaskIndex and TaskCatalog contracts as SQLite, on a real redis-server.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { openStore } from '../src/store/open-store.js';
-import { quotaContract, recoveryContract, taskIndexContract, type StoreMaker } from './helpers/store-contract.js';
+import { catalogContract, quotaContract, recoveryContract, taskIndexContract, type StoreMaker } from './helpers/store-contract.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 
 const skip = redisSkip('the Redis store tests');
@@ -49,6 +49,8 @@ taskIndexContract('sqlite', sqliteMaker());
 taskIndexContract('redis', redisMaker(), { skip });
 recoveryContract('sqlite', sqliteMaker());
 recoveryContract('redis', redisMaker(), { skip });
+catalogContract('sqlite', sqliteMaker());
+catalogContract('redis', redisMaker(), { skip });
 
 test('redis store: describe names it (without a password); an unreachable server fails fast at open', { skip, timeout: 20_000 }, async () => {
   const store = await openStore(`${redis!.uri}/3`);

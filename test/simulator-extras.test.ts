@@ -188,3 +188,28 @@ test('submit_delay_ms: the task is stored before the delayed answer, and stays w
   assert.equal(mj.body.code, 1);
   assert.equal(sim.control.mediaTasks().length, 1);
 });
+
+test('Ark DELETE: a queued task is cancelled and stops progressing; a finished one is deleted; a running one is refused', async () => {
+  const submit = async (text: string) => (await call('/api/v3/contents/generations/tasks', {
+    headers: bearer(KEY), body: { model: 'seedance-1-pro', content: [{ type: 'text', text }] },
+  })).body.id as string;
+  const task = (id: string, method = 'GET') => call(`/api/v3/contents/generations/tasks/${id}`, { method, headers: bearer(KEY) });
+  const queued = await submit('a [sim polls=3]');
+  assert.deepEqual(await task(queued, 'DELETE'), { status: 200, body: {}, text: '{}' });
+  for (let i = 0; i < 5; i++) assert.equal((await task(queued)).body.status, 'cancelled');
+  assert.equal((await task(queued, 'DELETE')).status, 400, 'a cancelled task is neither cancelled nor deleted again');
+
+  const running = await submit('b [sim polls=3]');
+  await task(running);
+  assert.equal((await task(running)).body.status, 'running');
+  const refused = await task(running, 'DELETE');
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.error.code, 'InvalidParameter');
+
+  const done = await submit('c [sim polls=0]');
+  assert.equal((await task(done)).body.status, 'succeeded');
+  assert.equal((await task(done, 'DELETE')).status, 200);
+  assert.equal((await task(done)).status, 404);
+  assert.equal((await task(done, 'DELETE')).status, 404);
+  assert.equal((await call('/api/v3/contents/generations/tasks/cgt-x', { method: 'DELETE', headers: bearer('wrong') })).status, 401);
+});

@@ -1,10 +1,11 @@
-// Volcengine Ark (Seedance) video tasks: Bearer auth, content[] validation incl. asset:// refs, queued→running→succeeded|failed.
+// Volcengine Ark (Seedance) video tasks: Bearer auth, content[] validation incl. asset:// refs, queued→running→succeeded|failed,
+// and DELETE, which cancels a queued task or deletes a finished one.
 import { type Ctx, sendJson } from '../http.js';
 import {
   type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, submitDelay, submitFailure, unixSeconds,
 } from './common.js';
 import { assetStatus } from './ark-assets.js';
-import { type Phase, type VideoTask, arkId, poll, stableNumber, storeOf } from './task-store.js';
+import { type Phase, type VideoTask, arkId, phaseOf, poll, stableNumber, storeOf } from './task-store.js';
 
 const VENDOR = 'ark';
 const SUBMIT = '/api/v3/contents/generations/tasks';
@@ -139,12 +140,44 @@ function view(ctx: Ctx, task: VideoTask, phase: Phase): Json {
   return { ...out, content: { video_url: fileUrl(ctx.req, task) }, usage: { completion_tokens: tokens, total_tokens: tokens } };
 }
 
-async function get(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+/** The task, or a 404 answered (unknown or deleted). */
+function find(ctx: Ctx): VideoTask | undefined {
   const [id] = pathParams(ctx, QUERY);
   const task = storeOf(ctx.control).get(VENDOR, id);
-  if (!task) return fail(ctx, 404, `The specified task \`${id}\` is not found.`, 'ResourceNotFound');
+  if (task && !task.extra.deleted) return task;
+  fail(ctx, 404, `The specified task \`${id}\` is not found.`, 'ResourceNotFound');
+  return undefined;
+}
+
+async function get(ctx: Ctx): Promise<void> {
+  if (!authorized(ctx)) return;
+  const task = find(ctx);
+  if (!task) return;
+  // A cancelled task stays queryable (Ark keeps it for 24 h) and no longer progresses.
+  if (task.extra.cancelled) return sendJson(ctx.res, 200, { ...view(ctx, task, 'queued'), status: 'cancelled', updated_at: unixSeconds(task.finishedAt!) });
   sendJson(ctx.res, 200, view(ctx, task, poll(task)));
 }
 
-export const arkRoutes = [route('POST', SUBMIT, submit), route('GET', QUERY, get)];
+/**
+ * `DELETE …/tasks/{id}`: Ark picks the effect from the status. Queued → cancelled (`{}`; later queries say
+ * `cancelled`); succeeded or failed → the record is deleted (`{}`; later queries 404); running or cancelled → 400
+ * (the wording is the simulator's).
+ */
+async function remove(ctx: Ctx): Promise<void> {
+  if (!authorized(ctx)) return;
+  const task = find(ctx);
+  if (!task) return;
+  const phase = phaseOf(task);
+  if (task.extra.cancelled || phase === 'running') {
+    return fail(ctx, 400, `The task \`${task.id}\` is ${task.extra.cancelled ? 'cancelled' : 'running'} and can be neither cancelled nor deleted.`, 'InvalidParameter');
+  }
+  if (phase === 'queued') {
+    task.extra.cancelled = true;
+    task.finishedAt = Date.now();
+  } else {
+    task.extra.deleted = true;
+  }
+  sendJson(ctx.res, 200, {});
+}
+
+export const arkRoutes = [route('POST', SUBMIT, submit), route('GET', QUERY, get), route('DELETE', QUERY, remove)];

@@ -3,6 +3,22 @@ import type { Model } from '../types/generated/channels.js';
 import type { Usage } from '../pipeline/context.js';
 import { maxOutputTokens, secondsToCharge, type PriceInputs } from './price-inputs.js';
 
+/** Priced by tokens: the charge follows the upstream's reported usage, not the request's shape. */
+export const tokenPriced = (model: Model) => Boolean(model.price.input_per_mtok || model.price.output_per_mtok);
+
+/**
+ * The usage an upstream answer reports (`usage.prompt_tokens`, `usage.completion_tokens`), or undefined when it
+ * reports none or nonsense: a count must be a whole number ≥ 0, and a missing completion count is 0 (embeddings).
+ */
+export function reportedUsage(answer: unknown): Usage | undefined {
+  const u = (answer as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null)?.usage;
+  if (!u || typeof u !== 'object') return undefined;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+  const prompt = count(u.prompt_tokens);
+  const completion = u.completion_tokens === undefined ? 0 : count(u.completion_tokens);
+  return prompt === undefined || completion === undefined ? undefined : { prompt_tokens: prompt, completion_tokens: completion };
+}
+
 export function charge(model: Model, usage: Usage): number {
   const p = model.price;
   const tokens = (usage.prompt_tokens * (p.input_per_mtok ?? 0) + usage.completion_tokens * (p.output_per_mtok ?? 0)) / 1e6;
@@ -16,9 +32,9 @@ export function charge(model: Model, usage: Usage): number {
  */
 export function reservationFor(model: Model, inputs: PriceInputs, bodyBytes: number, bytesPerToken: number): { amount: number; promptTokens: number } {
   const p = model.price;
-  const tokenPriced = Boolean(p.input_per_mtok || p.output_per_mtok);
-  const promptTokens = tokenPriced ? Math.ceil(bodyBytes / bytesPerToken) : 0;
-  const completion = tokenPriced ? (inputs.completionTokens ?? maxOutputTokens(model)) * inputs.choices : 0;
+  const byTokens = tokenPriced(model);
+  const promptTokens = byTokens ? Math.ceil(bodyBytes / bytesPerToken) : 0;
+  const completion = byTokens ? (inputs.completionTokens ?? maxOutputTokens(model)) * inputs.choices : 0;
   const media = p.per_second ? p.per_second * secondsToCharge(model, inputs) : 0;
   const tokens = (promptTokens * (p.input_per_mtok ?? 0) + completion * (p.output_per_mtok ?? 0)) / 1e6;
   return { amount: Math.ceil((p.per_call ?? 0) * inputs.units + media + tokens), promptTokens };

@@ -8,7 +8,8 @@ import type { Usage } from '../pipeline/context.js';
 import { newTaskId } from '../tasks/task-record.js';
 import { charge } from './price.js';
 
-export interface Hold { account: string; id: string; amount: number; durable: boolean }
+/** `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. */
+export interface Hold { account: string; id: string; amount: number; durable: boolean; at: number }
 
 /** What the answer cost: the upstream's usage, an exact charge, nothing delivered (undefined), or `deferred` (a task). */
 export type Bill = Usage | number | undefined | 'deferred';
@@ -17,7 +18,7 @@ export type Bill = Usage | number | undefined | 'deferred';
 export async function reserve(ex: Exchange, p: Priced, scope: 'request' | 'durable'): Promise<Hold> {
   const { g, ctx } = ex;
   if (!Number.isSafeInteger(p.amount) || p.amount < 0) throw new GatewayError('invalid_request', 'The request asks for more than can be priced');
-  const hold: Hold = { account: p.token.id, id: scope === 'durable' ? newTaskId() : ctx.id, amount: p.amount, durable: scope === 'durable' };
+  const hold: Hold = { account: p.token.id, id: scope === 'durable' ? newTaskId() : ctx.id, amount: p.amount, durable: scope === 'durable', at: Date.now() };
   if (hold.durable) await openSlot(ex, p, hold.id);
   if (!(await g.store.quota.reserve(hold.account, hold.id, hold.amount, scope))) {
     if (hold.durable) await g.store.tasks.close(hold.id);

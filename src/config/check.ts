@@ -111,6 +111,10 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
         if (spec && !spec.poll) chanAt('error', `/channels/${j}/operations/${op}`, `task operation "${op}" (route ${r.id}) needs \`poll\``);
       });
     }
+    const source = r.task?.source;
+    if (source && (r.task?.action !== 'submit' || !r.path.includes(`{${source}}`))) {
+      routeAt('error', `/routes/${i}/task/source`, `\`source\` must name a path parameter of a submit route (no {${source}} in ${r.path})`);
+    }
     if (needsChannel && !served) {
       routeAt('error', `/routes/${i}`, `no channel implements operation "${op}"`);
     }
@@ -132,6 +136,9 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     else authRules(ch.auth, `${p}/auth`, chanAt);
     if (!ch.operations || !Object.keys(ch.operations).length) chanAt('error', p, 'operations is required (set it here or in the template)');
     for (const [name, op] of Object.entries(ch.operations ?? {})) {
+      (op.models ?? []).forEach((m, j) => {
+        if (!ch.models.includes(m)) chanAt('error', `${p}/operations/${name}/models/${j}`, `"${m}" is not in this channel's models`);
+      });
       if (!op.dialect) continue;
       const at = `${p}/operations/${name}/dialect`;
       if (!routes.dialects?.[op.dialect]?.vendor) chanAt('error', at, `dialect "${op.dialect}" has no \`vendor\` side in routes.yaml \`dialects\``);

@@ -65,10 +65,13 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     modelSchemas,
     channel: (id) => byId.get(id),
     candidates: (group, model, operation) =>
-      (index.get(`${group}\u0000${model}`) ?? []).filter((c) => c.operations.has(operation)),
+      (index.get(`${group}\u0000${model}`) ?? []).filter((c) => serves(c.operations.get(operation), model)),
     groupModels: (group) => [...new Set(channels.filter((c) => c.enabled && c.groups.has(group)).flatMap((c) => [...c.models]))].sort(),
   };
 }
+
+/** Whether an operation of a channel takes this model: it exists, and names the model or names none. */
+const serves = (op: CompiledOperation | undefined, model: string) => Boolean(op && (!op.models || op.models.has(model)));
 
 function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTaskRoute {
   return {
@@ -78,6 +81,7 @@ function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTa
     listAnswer: t.list_answer ? compileTransform(t.list_answer, ms) : undefined,
     callback: t.callback,
     refs: t.refs ?? [],
+    source: t.source,
   };
 }
 
@@ -99,12 +103,13 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
   for (const [name, op] of Object.entries(c.operations ?? {})) {
     const t = (src?: string) => (src ? compileTransform(src, transformMs) : undefined);
     operations.set(name, {
-      path: op.path ?? '', request: t(op.request), response: t(op.response), chunk: t(op.chunk),
+      path: op.path ?? '', models: op.models && new Set(op.models), request: t(op.request), response: t(op.response), chunk: t(op.chunk),
       pathExpr: t(op.path_expr), encoding: op.encoding ?? 'json',
       statusMap: op.status_map ?? {}, contentPath: op.content?.path, contentResolve: t(op.content?.resolve),
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
       reconcile: op.reconcile && { method: op.reconcile.method ?? 'GET', path: op.reconcile.path, pathExpr: t(op.reconcile.path_expr), response: t(op.reconcile.response)! },
       dialect: op.dialect ? dialects.get(op.dialect) : undefined,
+      cancel: op.cancel, delete: op.delete,
     });
   }
   // Pooled keep-alive connections per channel: the hot path never pays a new handshake.

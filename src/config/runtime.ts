@@ -67,7 +67,7 @@ export interface CompiledConversationStore {
 }
 
 export interface CompiledTaskRoute {
-  action: 'submit' | 'query' | 'content' | 'list' | 'relay';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page' | 'delete';
   family?: string;
   families?: string[];
   answer?: Transform;
@@ -75,6 +75,8 @@ export interface CompiledTaskRoute {
   listAnswer?: Transform;
   callback?: { field: string; route?: string };
   refs: string[];
+  /** Submit: the path parameter naming the caller's completed task this one derives from. */
+  source?: string;
 }
 
 export type UnifiedStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
@@ -95,8 +97,13 @@ export interface CompiledReconcile {
   response: Transform;
 }
 
+/** One bodiless call about an accepted task (cancel it, delete its result); `path` takes the task's placeholders. */
+export interface TaskCall { method: 'DELETE' | 'POST'; path: string }
+
 export interface CompiledOperation {
   path: string;
+  /** The channel's models this operation serves; undefined: all of them. */
+  models?: Set<string>;
   request?: Transform;
   response?: Transform;
   chunk?: Transform;
@@ -109,6 +116,8 @@ export interface CompiledOperation {
   reconcile?: CompiledReconcile;
   /** The dialect the vendor speaks (absent: the unified format). */
   dialect?: CompiledDialect;
+  cancel?: TaskCall;
+  delete?: TaskCall;
 }
 
 export interface CompiledChannel {

@@ -22,6 +22,7 @@ export const catalog = {
   bad_response: { status: 502, type: 'platform_api_error', message: 'copy_response_body_failed' },
   task_not_found: { status: 404, type: 'invalid_request_error', message: 'Task not found' },
   task_not_completed: { status: 400, type: 'invalid_request_error', message: 'Task is not completed yet' },
+  task_busy: { status: 409, type: 'platform_api_error', message: 'The task is being updated; retry in a moment' },
   task_failed: { status: 400, type: 'platform_api_error', message: 'The upstream refused the task' },
   request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request was not received in time' },
   server_busy: { status: 503, type: 'platform_api_error', message: 'The gateway is at capacity; retry shortly' },

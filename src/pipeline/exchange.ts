@@ -20,8 +20,14 @@ export interface Caller extends Matched { token: TokenRecord }
 /** readRequest → the body as an object (JSON, multipart fields and spooled files, or `{}`), and the bytes as sent. */
 export interface Inbound extends Caller { body: Record<string, unknown>; raw: Buffer }
 
-/** resolveModel → the model the request names, its price entry, and the channel a task reference pins it to. */
-export interface Resolved extends Inbound { model: string; price: Model; pin?: string }
+/** The caller's finished task a new one derives from (route `task.source`): its public and vendor ids, its channel. */
+export interface TaskSource { id: string; upstreamId: string; channel: string }
+
+/**
+ * resolveModel → the model the request names, its price entry, the channel a task reference pins it to, and the
+ * task it derives from.
+ */
+export interface Resolved extends Inbound { model: string; price: Model; pin?: string; source?: TaskSource }
 
 /** recall → the kept conversation the request continues, if it names one. */
 export interface Recalled extends Resolved { previous?: Conversation }

@@ -1,23 +1,27 @@
 // Stage: which model the request names (the route's fixed model, its expression over the body, or `body.model`),
 // whether the caller may use it, and its family's own body rules. A follow-up naming one of the caller's tasks
-// (`task.refs`) gets the vendor's id in its place and is pinned to the channel that holds that task.
+// (`task.refs`) gets the vendor's id in its place and is pinned to the channel that holds that task; one derived from
+// a task (`task.source`, task-source.ts) takes that task's model and channel.
 import type { Model } from '../types/generated/channels.js';
 import { GatewayError, clip } from '../http/errors.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
 import type { Gateway } from '../gateway.js';
 import type { TokenRecord } from '../store/token-store.js';
 import { queryOf } from './match-route.js';
+import { readSource } from './task-source.js';
 import type { Exchange, Inbound, Resolved } from './exchange.js';
 
-/** Throws invalid_request (400), model_not_allowed (403), model_not_found (404), task_not_found (404). */
+/** Throws invalid_request (400), task_not_completed (400), model_not_allowed (403), model_not_found (404), task_not_found (404). */
 export async function resolveModel(ex: Exchange, i: Inbound): Promise<Resolved> {
-  const { body, pin } = await swapRefs(ex.g, i);
+  const swapped = await swapRefs(ex.g, i);
+  const { body, source } = await readSource(ex, { ...i, body: swapped.body });
+  const pin = source?.channel ?? swapped.pin;
   const model = await pickModel(ex, { ...i, body });
   ex.ctx.model = model;
   const price = checkAccess(ex.g, i.token, model, i.route.operation);
   const family = ex.g.runtime.modelSchemas.get(model);
   if (family && !family(body)) throw new GatewayError('invalid_request', describeAjvErrors(family.errors));
-  return { ...i, body, model, price, pin };
+  return { ...i, body, model, price, pin, source };
 }
 
 async function pickModel(ex: Exchange, i: Inbound): Promise<string> {

@@ -14,12 +14,14 @@ import { serveContent } from './task-content.js';
 import { relayTask } from './task-relay.js';
 import { serveStored } from './stored.js';
 import { countTokens } from './count-tokens.js';
+import { pageTasks } from './task-page.js';
+import { deleteTask } from './task-delete.js';
 
 export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy };
 
 const open: Record<string, OpenPolicy> = { health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res) };
 const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough };
-const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask };
+const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask, page: pageTasks, delete: deleteTask };
 const local: Record<string, LocalPolicy> = { models: serveModels, stored: serveStored, count_tokens: countTokens };
 
 export function policyOf(route: CompiledRoute): Policy {

@@ -1,5 +1,5 @@
 // Policy `json`: a synchronous call (JSON or multipart in, JSON out), mapped by the channel's transforms, billed
-// per unit at its exact price.
+// per unit at its exact price, or, for a model priced by tokens (embeddings), by the usage the answer reports.
 import { addedMs } from '../pipeline/context.js';
 import { queryOf } from '../pipeline/match-route.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
@@ -7,6 +7,8 @@ import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { buildCall } from '../transform/build-call.js';
 import type { ChannelCall } from '../transport/channel-target.js';
 import { sendJson } from '../http/send-json.js';
+import { reportedUsage, tokenPriced } from '../billing/price.js';
+import type { Bill } from '../billing/reservation.js';
 import { readUpstreamJson } from './upstream-json.js';
 import type { ProxiedPolicy } from './policy.js';
 
@@ -17,13 +19,24 @@ async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> 
   return { method: 'POST', path, body };
 }
 
-async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<number> {
+async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Bill> {
   const { parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes);
   const answer = sent.op.response
     ? await sent.op.response.run(parsed, { ...bindings(ex, p, sent.upstreamModel), model: p.model, upstream_model: sent.upstreamModel, request: p.body })
     : parsed;
   sendJson(ex.res, 200, answer, { 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
-  return p.amount;
+  return tokenPriced(p.price) ? usageOf(ex, p, answer) : p.amount;
+}
+
+/**
+ * The answer's usage (the settle caps its charge at the reservation); an upstream that reports none is billed the
+ * prompt estimate the reservation was made from, since it did the work.
+ */
+function usageOf(ex: Exchange, p: Priced, answer: unknown): Bill {
+  const usage = reportedUsage(answer);
+  if (!usage) ex.ctx.usageEstimated = true;
+  ex.ctx.usage = usage ?? { prompt_tokens: p.promptTokens, completion_tokens: 0 };
+  return ex.ctx.usage;
 }
 
 export const json: ProxiedPolicy = { body: 'json', scope: 'request', retry: idempotentRetry, relayErrors: true, build, respond };

@@ -11,13 +11,13 @@ import { buildCall } from '../transform/build-call.js';
 import type { ChannelCall } from '../transport/channel-target.js';
 import { acceptTask } from '../tasks/accept.js';
 import { answerTask } from '../tasks/answer.js';
-import { nowSeconds, smallObject, stringVars, type TaskRecord } from '../tasks/task-record.js';
+import { smallObject, stringVars, type TaskRecord } from '../tasks/task-record.js';
 import { readUpstreamJson } from './upstream-json.js';
 import type { ProxiedPolicy } from './policy.js';
 
 async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
-  const { path, body } = await buildCall(a.op, p.body, { model: a.upstreamModel, task_id: a.hold.id });
-  await ex.g.tasks.save({ ...newRecord(ex, p, a.hold, a.channel, a.upstreamModel), submitting: { owner: ex.g.store.instance, started_at: Date.now(), path } });
+  const { path, body } = await buildCall(a.op, p.body, { model: a.upstreamModel, task_id: a.hold.id }, p.source ? { source_upstream_id: p.source.upstreamId } : {});
+  await ex.g.tasks.create({ ...newRecord(ex, p, a.hold, a.channel, a.upstreamModel), submitting: { owner: ex.g.store.instance, started_at: Date.now(), path } }, a.hold.at);
   return { method: 'POST', path, body };
 }
 
@@ -40,7 +40,7 @@ async function respond(ex: Exchange, p: Priced, sent: Sent, hold: Hold): Promise
 }
 
 function newRecord(ex: Exchange, p: Priced, hold: Hold, ch: CompiledChannel, upstreamModel: string, upstreamId?: string): TaskRecord {
-  const now = nowSeconds();
+  const now = Math.floor(hold.at / 1000);
   const task = p.route.task!;
   const prompt = typeof p.body.prompt === 'string' ? p.body.prompt.slice(0, 2000) : undefined;
   const size = typeof p.body.size === 'string' ? p.body.size.slice(0, 64) : undefined;
@@ -51,6 +51,7 @@ function newRecord(ex: Exchange, p: Priced, hold: Hold, ch: CompiledChannel, ups
     channel: ch.id, upstream_id: upstreamId, status: 'queued', progress: 0, created_at: now, updated_at: now,
     result_urls: [], quota: { reserved: hold.amount, state: 'reserved' }, input: { seconds: p.inputs.seconds, size, prompt }, vars: {}, polls: 0,
     callback: typeof hook === 'string' && hook ? { url: hook, route: task.callback?.route ?? p.route.id, base_url: baseUrlOf(ex.req) } : undefined,
+    source_id: p.source?.id,
   };
 }
 

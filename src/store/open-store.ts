@@ -12,6 +12,8 @@ import { SqliteTaskIndex } from './sqlite-task-index.js';
 import { openSqliteDb, openStateDb, stateFileFor } from './sqlite-state.js';
 import { kvStatements, SqliteKv } from './sqlite-kv.js';
 import type { TaskIndex } from './task-index.js';
+import type { TaskCatalog } from './task-catalog.js';
+import { SqliteTaskCatalog } from './sqlite-task-catalog.js';
 import type { JobQueue } from './job-queue.js';
 import { SqliteJobs } from './sqlite-jobs.js';
 import { SqliteInstances } from './sqlite-instances.js';
@@ -21,6 +23,8 @@ export interface Store {
   kv(namespace: string): Keyv;
   quota: QuotaLedger;
   tasks: TaskIndex;
+  /** Every task by owner, family and creation, for listings. */
+  catalog: TaskCatalog;
   /** A durable queue of due jobs shared by every instance (client callbacks). */
   jobs(queue: string): JobQueue;
   /** This process's id in the store: the owner of the reservations and submits it opens. */
@@ -88,6 +92,7 @@ async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
     describe: `sqlite ${file} (+ ${stateFileFor(file)})`,
     quota,
     tasks,
+    catalog: new SqliteTaskCatalog(state),
     instance,
     alive: async (owners) => instances.alive(owners),
     jobs(queue) {

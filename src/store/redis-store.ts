@@ -10,6 +10,7 @@ const hitScript = new LuaScript(`
   return n`);
 import { RedisQuotaLedger } from './redis-quota.js';
 import { RedisTaskIndex } from './redis-task-index.js';
+import { RedisTaskCatalog } from './redis-task-catalog.js';
 import { RedisInstances } from './redis-instances.js';
 import { RedisJobs } from './redis-jobs.js';
 import type { JobQueue } from './job-queue.js';
@@ -48,6 +49,7 @@ export async function openRedis(uri: string, instance: string, staleMs: number):
     describe: `redis ${described}`,
     quota: new RedisQuotaLedger(client, instance),
     tasks: new RedisTaskIndex(client, instance),
+    catalog: new RedisTaskCatalog(client),
     instance,
     alive: (owners) => instances.alive(owners),
     jobs(queue) {

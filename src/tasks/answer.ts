@@ -9,9 +9,12 @@ export async function taskBody(g: Gateway, route: CompiledRoute, rec: TaskRecord
   const view = publicView(rec, contentUrl(g, rec, baseUrl));
   if (route.task?.answer) return route.task.answer.run(view, { base_url: baseUrl });
   if (route.task?.action === 'submit') {
-    return { id: view.id, task_id: view.task_id, object: 'video', model: view.model, status: view.status, progress: view.progress, created_at: view.created_at };
+    return {
+      id: view.id, task_id: view.task_id, object: 'video', model: view.model, status: view.status, progress: view.progress, created_at: view.created_at,
+      ...(rec.source_id ? { remixed_from_video_id: rec.source_id } : {}),
+    };
   }
-  return videoObject(view);
+  return videoObject(view, rec.source_id ?? null);
 }
 
 export async function answerTask(g: Gateway, route: CompiledRoute, rec: TaskRecord, res: ServerResponse, baseUrl: string): Promise<void> {

@@ -1,7 +1,8 @@
 // Recovery: what a dead gateway process left behind is taken back. Its open request reservations are refunded;
 // its submits cut before the vendor answered are found at the vendor (the operation's `reconcile`) and adopted,
 // or refunded and marked failed once the vendor cannot or will not say. Every instance runs it at start and
-// every `tasks.sweep_interval_ms`; each step is idempotent or done under the task's lease, so several may run.
+// every `tasks.sweep_interval_ms` (pruning long-expired task catalog entries too); each step is idempotent or done
+// under the task's lease, so several may run.
 import type { Gateway } from '../gateway.js';
 import type { CompiledChannel, CompiledReconcile } from '../config/runtime.js';
 import type { PendingTask } from '../store/task-index.js';
@@ -26,6 +27,7 @@ export async function sweep(g: Gateway): Promise<SweepResult> {
     if (r) out[r]++;
   }
   await releaseDeadLeases(g);
+  await pruneCatalog(g);
   if (out.refunded || out.adopted || out.failed) g.log.warn({ ...out }, 'recovered what a gateway process that is gone left behind');
   return out;
 }
@@ -52,6 +54,16 @@ async function releaseDeadLeases(g: Gateway): Promise<void> {
   const leased = (await g.store.tasks.leased(now)).map((l) => ({ ...l, owner: l.owner.split(':')[0] })).filter((l) => l.owner !== g.store.instance);
   const alive = await g.store.alive([...new Set(leased.map((l) => l.owner))]);
   for (const l of leased) if (!alive.has(l.owner)) await g.store.tasks.reschedule(l.id, now);
+}
+
+/**
+ * Catalog entries outlive nothing: a task finishes within `max_age_s` (or is failed then) and its record expires
+ * `retention_s` later, so entries older than both (and a day of slack for a changed setting) point at nothing.
+ * Listings drop such entries as they meet them; this catches those of tasks nobody lists.
+ */
+async function pruneCatalog(g: Gateway): Promise<void> {
+  const { max_age_s, retention_s } = g.runtime.tasks;
+  await g.store.catalog.prune(Date.now() - (max_age_s + retention_s + 86_400) * 1000, 1000);
 }
 
 type Outcome = keyof Omit<SweepResult, 'refunded'> | undefined;

@@ -30,6 +30,8 @@ export interface TaskRecord {
   polls: number;
   /** Where the client wants state changes POSTed, and which route's answer shapes them. */
   callback?: { url: string; route: string; base_url?: string };
+  /** The caller's task this one derives from (a remix's source), by its public id. */
+  source_id?: string;
   /** Vendor data a format-specific answer may show (e.g. image-art buttons), kept small. */
   extra?: Record<string, unknown>;
   /**
@@ -92,11 +94,14 @@ export function publicView(t: TaskRecord, contentUrl?: string) {
 
 export type PublicTask = ReturnType<typeof publicView>;
 
-/** The default answer: OpenAI's video object, plus `video_url` once completed. */
-export function videoObject(v: PublicTask) {
+/**
+ * The default answer: OpenAI's video object, plus `video_url` once completed. `sourceId` (the record's `source_id`)
+ * is OpenAI's `remixed_from_video_id`.
+ */
+export function videoObject(v: PublicTask, sourceId: string | null) {
   return {
     id: v.id, task_id: v.task_id, object: 'video', model: v.model, status: v.status, progress: v.progress,
     created_at: v.created_at, completed_at: v.completed_at, expires_at: v.expires_at, seconds: v.seconds, size: v.size,
-    error: v.error, ...(v.content_url ? { video_url: v.content_url } : {}),
+    prompt: v.prompt, remixed_from_video_id: sourceId, error: v.error, ...(v.content_url ? { video_url: v.content_url } : {}),
   };
 }

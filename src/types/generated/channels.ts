@@ -291,6 +291,12 @@ export interface Operation2 {
    */
   path?: string;
   /**
+   * The channel's models this operation serves (default: all of them). A vendor that serves several kinds of model on one key (chat and embeddings) names which go where, so a chat model is never sent to the embeddings path; a model outside the list is `model_not_found` for this operation.
+   *
+   * @minItems 1
+   */
+  models?: [string, ...string[]];
+  /**
    * JSONata: unified request → vendor request body, an object (see schemas/transform/vendor-request.json). Bindings: $model (upstream model), and by policy: stream $stream; task $task_id (the gateway's task id); json $params, $query.
    */
   request?: string;
@@ -323,6 +329,8 @@ export interface Operation2 {
    * The dialect the vendor speaks for this operation (a key of routes.yaml `dialects`, with a `vendor` side); absent: the unified format. Such an operation takes its transforms from the dialect.
    */
   dialect?: string;
+  cancel?: Cancel;
+  delete?: Delete;
 }
 /**
  * How a task submitted through this operation is refreshed.
@@ -379,6 +387,32 @@ export interface Reconcile2 {
    * JSONata: the vendor's answer → a poll result ({upstream_id, status, vars?, …}) when it knows the task, or nothing when it does not (bindings $task_id, $path, $model, $http_status) (see schemas/transform/reconcile-result.json).
    */
   response: string;
+}
+/**
+ * How to cancel an unfinished task of this operation at the vendor, when its owner deletes it: one call with the channel's auth and no body. A 2xx answer means cancelled: the task fails and its reservation is refunded. Without it, deleting an unfinished task is refused with 400 until it has finished.
+ */
+export interface Cancel {
+  /**
+   * HTTP method.
+   */
+  method: 'DELETE' | 'POST';
+  /**
+   * Upstream path; `{upstream_id}`, `{model}` and the task's `{name}` vars are replaced.
+   */
+  path: string;
+}
+/**
+ * How to delete a finished task's result at the vendor when its owner deletes the task: one call with the channel's auth and no body (a 404 means already gone). Without it only the gateway's record is removed.
+ */
+export interface Delete {
+  /**
+   * HTTP method.
+   */
+  method: 'DELETE' | 'POST';
+  /**
+   * Upstream path; `{upstream_id}`, `{model}` and the task's `{name}` vars are replaced.
+   */
+  path: string;
 }
 /**
  * One upstream endpoint with its credentials and the models it serves.

@@ -108,7 +108,7 @@ export interface Route {
    */
   operation?: string;
   /**
-   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`.
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`.
    */
   policy:
     'stream' | 'json' | 'task' | 'passthrough' | 'models' | 'metrics' | 'health' | 'ready' | 'stored' | 'count_tokens';
@@ -158,15 +158,15 @@ export interface Route {
  */
 export interface TaskRoute {
   /**
-   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body; `relay` calls the route's operation on the task's own channel (path with `{upstream_id}`) and relays the vendor's answer.
+   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body; `relay` calls the route's operation on the task's own channel (path with `{upstream_id}`) and relays the vendor's answer. `page` answers the caller's tasks of its one family (`families`), newest first, in OpenAI's list shape with the `after` (an id), `limit` (1 to 100, default 20) and `order` (`asc`/`desc`) query parameters. `delete` removes one task by `{id}` and answers the route's `answer` over it: a finished task is deleted at the vendor where its operation has `delete`; an unfinished one is cancelled there where it has `cancel` (then failed and refunded), else refused with 400 while it runs.
    */
-  action: 'submit' | 'query' | 'content' | 'list' | 'relay';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page' | 'delete';
   /**
    * Submit: the family stored on the record (e.g. `video`).
    */
   family?: string;
   /**
-   * Query, list, content: families whose records this route may show.
+   * Query, list, content, page, delete: families whose records this route may show; a submit with `source`: families the source may be of.
    */
   families?: string[];
   /**
@@ -186,6 +186,10 @@ export interface TaskRoute {
    * Submit: body fields holding the id of an earlier task of the caller (e.g. `taskId` for a variation). The public id is swapped for the vendor's, and the new task goes to the same channel.
    */
   refs?: string[];
+  /**
+   * Submit: the path parameter naming one of the caller's tasks (of `families`) the new task derives from, e.g. a remix. The source must be completed (else 400 `task_not_completed`; another user's or unknown: 404); the new task takes its model, seconds and size (so the same price, reserved before the vendor is called), goes to its channel, whose operation path gets `{source_upstream_id}`, and records it (the video object shows it as `remixed_from_video_id`). A source whose channel lacks the route's operation is 400 `invalid_request`.
+   */
+  source?: string;
 }
 /**
  * Client callbacks: the URL is read from the submit body and gets the task's answer POSTed on every change.

@@ -1,0 +1,66 @@
+// Cancels an unfinished task at its vendor, for its owner's delete: under the task's lease (so no poll races it),
+// a refresh, then the operation's `cancel` call; accepted, the task fails and its reservation is refunded
+// (applyUpdate, once). A vendor that refuses has usually started or finished the task: it is refreshed again.
+import type { Gateway } from '../gateway.js';
+import { GatewayError, clip } from '../http/errors.js';
+import { fetchUpstream } from '../transport/upstream-fetch.js';
+import { applyUpdate } from './apply-update.js';
+import { refreshTasks } from './refresh.js';
+import { isFinal, taskPath, type TaskRecord } from './task-record.js';
+
+/** How long a delete waits for a poll of the same task to finish before answering task_busy. */
+const leaseWaitMs = 2000;
+
+/** The task as it ends: `cancelled` when the vendor accepted the cancel, else finished on its own meanwhile. */
+export interface Cancelled { rec: TaskRecord; cancelled: boolean }
+
+/** Throws invalid_request (400) while the task runs and its vendor cannot or will not cancel it, upstream_error (502), task_busy (409). */
+export async function cancelTask(g: Gateway, rec: TaskRecord): Promise<Cancelled> {
+  const op = g.runtime.channel(rec.channel)?.operations.get(rec.operation);
+  if (!op?.cancel) throw stillRunning(rec, 'its vendor cannot cancel it');
+  const owner = `${g.store.instance}:c:${Math.random().toString(36).slice(2)}`;
+  // First where the vendor stands: some vendors' one call cancels a queued task but deletes a finished one, and a
+  // task that finished unseen must keep its charge, not be refunded as cancelled. The refresh releases the lease.
+  const seen = await leased(g, rec.id, owner);
+  const [fresh] = isFinal(seen.status) ? [seen] : await refreshTasks(g, [seen]);
+  if (fresh && isFinal(fresh.status)) return { rec: fresh, cancelled: false };
+  const current = await leased(g, rec.id, owner);
+  if (isFinal(current.status)) return { rec: current, cancelled: false };
+  const channel = g.runtime.channel(current.channel)!;
+  let status: number;
+  try {
+    status = (await fetchUpstream(channel, { method: op.cancel.method, path: taskPath(op.cancel.path, current) })).status;
+  } catch {
+    status = 0;
+  }
+  if (status >= 200 && status < 300) {
+    const failed = await applyUpdate(g, current, {
+      status: 'failed', progress: 100, urls: [], errorCode: 'cancelled', error: 'cancelled by its owner before it finished; nothing is charged',
+    });
+    return { rec: failed, cancelled: true };
+  }
+  if (status === 0 || status === 429 || status >= 500) {
+    await g.store.tasks.reschedule(current.id, Date.now()); // releases the lease
+    throw new GatewayError('upstream_error', `The vendor could not be asked to cancel the task (${status ? `HTTP ${status}` : 'no answer'}); nothing changed, retry`);
+  }
+  const [now] = await refreshTasks(g, [current]); // releases the lease whatever it finds
+  if (now && isFinal(now.status)) return { rec: now, cancelled: false };
+  throw stillRunning(now ?? current, 'its vendor refused to cancel it (it has started)');
+}
+
+/** The task's lease and its record as of then; a task that finished meanwhile has no lease left to take. */
+async function leased(g: Gateway, id: string, owner: string): Promise<TaskRecord> {
+  const until = Date.now() + leaseWaitMs;
+  for (;;) {
+    const now = Date.now();
+    const got = await g.store.tasks.lease(id, owner, now, now + g.runtime.tasks.lease_ms);
+    const rec = await g.tasks.get(id);
+    if (!rec) throw new GatewayError('task_not_found', `Task ${clip(id)} not found`);
+    if (got || isFinal(rec.status)) return rec;
+    if (now > until) throw new GatewayError('task_busy', `Task ${clip(id)} is being updated right now; retry in a moment`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const stillRunning = (rec: TaskRecord, why: string) =>
+  new GatewayError('invalid_request', `Task ${rec.id} is still in progress (${rec.status}) and ${why}; delete it once it has finished`);
