@@ -25,18 +25,23 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
   return out;
 }
 
-/** One side's compiler: each transform preceded by the side's `functions`, bound as $fn. */
+/**
+ * One side's compiler. A request or answer transform gets the side's `functions` made in an evaluation of their own
+ * just before it (a JSONata function is bound to the evaluation that made it, time limit included). A stream makes
+ * them once, before `init`, without the time limit (a stream outlives any limit); each hook keeps its own limit,
+ * and the helpers keep the stack and sequence bounds.
+ */
 function side(functions: string | undefined, ms: number) {
   const fns = functions ? compileTransform(functions, ms) : undefined;
+  const streamFns = functions ? compileTransform(functions, 0) : undefined;
   const t = (src: string): Transform => {
     const own = compileTransform(src, ms);
     if (!fns) return own;
-    // The helpers are made in an evaluation of their own just before (a JSONata function is bound to the evaluation
-    // that made it, time limit included), so each transform gets fresh ones.
     return { source: own.source, run: async (input, bindings = {}) => own.run(input, { ...bindings, fn: await fns.run(null, bindings) }) };
   };
+  const h = (src: string | undefined) => (src ? compileTransform(src, ms) : undefined);
   const stream = (s: StreamTransform): CompiledStream => ({
-    init: s.init ? t(s.init) : undefined, event: t(s.event), end: s.end ? t(s.end) : undefined, error: s.error ? t(s.error) : undefined,
+    functions: streamFns, init: h(s.init), event: h(s.event)!, end: h(s.end), error: h(s.error),
   });
   return { t, stream };
 }

@@ -3,7 +3,11 @@
 // Every hook returns {state?, events?, result?}; a bare array is taken as the events.
 import type { Transform } from './compile-transform.js';
 
-export interface CompiledStream { init?: Transform; event: Transform; end?: Transform; error?: Transform }
+export interface CompiledStream {
+  /** Helpers made once per stream and bound as $fn for every hook. */
+  functions?: Transform;
+  init?: Transform; event: Transform; end?: Transform; error?: Transform;
+}
 
 /** One output event: an SSE event name (optional) and its data, serialized as JSON. */
 export interface StreamEvent { event?: string; data: unknown }
@@ -16,7 +20,11 @@ export class StreamTransformer {
   /** The whole answer the stream amounts to, once a hook has said it (kept by routes that store answers). */
   result: unknown;
 
-  constructor(private readonly spec: CompiledStream, private readonly bindings: Record<string, unknown>) {}
+  private bindings: Record<string, unknown>;
+
+  constructor(private readonly spec: CompiledStream, bindings: Record<string, unknown>) {
+    this.bindings = bindings;
+  }
 
   /** Events for one input event (`data` parsed, `name` its SSE event name). */
   async push(data: unknown, name?: string): Promise<StreamEvent[]> {
@@ -39,6 +47,7 @@ export class StreamTransformer {
 
   private async start(): Promise<StreamEvent[]> {
     this.started = true;
+    if (this.spec.functions) this.bindings = { ...this.bindings, fn: await this.spec.functions.run(null, this.bindings) };
     return this.spec.init ? this.run(this.spec.init, null, {}) : [];
   }
 
