@@ -58,10 +58,13 @@ async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Answered
 async function toUnified(p: Priced, sent: Sent, parsed: object): Promise<Record<string, unknown>> {
   const vendor = sent.op.dialect?.vendor;
   const t = vendor ? vendor.response : sent.op.response;
-  const out = t ? await t.run(parsed, { model: p.model }) : parsed;
+  const out = t ? await t.run(parsed, vendor ? vendorBindings(p) : { model: p.model }) : parsed;
   if (!out || typeof out !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: it cannot be translated');
   return out as Record<string, unknown>;
 }
+
+/** What a vendor dialect's answer transforms may read: the client's model name, the time (for `created`). */
+const vendorBindings = (p: Priced) => ({ model: p.model, created: Math.floor(Date.now() / 1000) });
 
 function sendAnswer(ex: Exchange, body: Buffer): void {
   ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
@@ -98,7 +101,7 @@ function translatedStream(p: Priced, sent: Sent, state: ChatStreamState): Transl
   const vendor = sent.op.dialect?.vendor;
   const client = p.route.dialect?.client;
   return new TranslatedStream(state, {
-    vendor: vendor && { stream: new StreamTransformer(vendor.stream, { model: p.model }), end: sent.op.dialect!.streamEnd },
+    vendor: vendor && { stream: new StreamTransformer(vendor.stream, vendorBindings(p)), end: sent.op.dialect!.streamEnd },
     chunk: sent.op.chunk,
     client: client && new StreamTransformer(client.stream, answerBindings(p)),
     clientWantsUsage: clientWantsUsage(p.body),

@@ -321,17 +321,17 @@ export interface StreamTransform {
  */
 export interface DialectVendor {
   /**
-   * JSONata: a unified chat request → the vendor's request. Bindings $model (upstream model), $stream.
+   * JSONata: a unified chat request → the vendor's request. Bindings $model (upstream model), $stream, $max_output_tokens (the completion limit billing reserved: the request's own, else the model's `max_output_tokens`; for vendors that require one).
    */
   request: string;
   /**
-   * JSONata: the vendor's answer → a unified chat completion. Bindings $model (the client's model name).
+   * JSONata: the vendor's answer → a unified chat completion. Bindings $model (the client's model name), $created (unix seconds).
    */
   response: string;
   stream: StreamTransform1;
 }
 /**
- * The vendor's events → unified chat chunks (the `data` of each output event). Bindings $model, $event.
+ * The vendor's events → unified chat chunks (the `data` of each output event). Bindings $model, $created, $event.
  */
 export interface StreamTransform1 {
   /**
