@@ -149,7 +149,7 @@ export interface Route {
   dialect?: string;
   store?: ConversationStore;
   /**
-   * JSONata: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model).
+   * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model; see schemas/transform/json-answer.json).
    */
   answer?: string;
 }
