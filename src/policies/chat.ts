@@ -29,8 +29,11 @@ async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> 
   return { method: 'POST', path, accept: stream ? 'text/event-stream' : 'application/json', body: await vendorBody(ex, p, a, stream) };
 }
 
-/** What the upstream reported, how much was delivered in case it reported nothing, and the client's whole answer. */
-interface Answered { usage?: Usage; delivered: number; result?: unknown }
+/**
+ * What the upstream reported, how much was delivered in case it reported nothing, and the client's whole answer.
+ * `partial`: an untouched dialect stream stopped before its end, so the usage it reported so far may not be final.
+ */
+interface Answered { usage?: Usage; delivered: number; result?: unknown; partial?: boolean }
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Usage | undefined> {
   const a = streaming(p) ? await answerStream(ex, p, sent) : await answerJson(ex, p, sent);
@@ -94,7 +97,9 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(translated), signal: ctx.abort.signal,
   });
   ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
-  return { usage: state.usage, delivered: state.dataEvents, result: translated?.result };
+  // Untouched dialect events may report usage before the end (Messages: the prompt at message_start).
+  const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
+  return { usage: state.usage, delivered: state.dataEvents, result: translated?.result, partial };
 }
 
 function translatedStream(p: Priced, sent: Sent, state: ChatStreamState): TranslatedStream {
@@ -145,12 +150,16 @@ const cutReason = (end: string) => (end === 'idle_timeout' ? 'upstream stream we
 
 /**
  * Usage to bill: the upstream's own. Without it (cut stream, client gone, vendor silent) the prompt estimate
- * plus one token per delivered event, since the upstream did the work; nothing delivered bills nothing.
+ * plus one token per delivered event, since the upstream did the work; nothing delivered bills nothing. A stream
+ * cut after reporting part of its usage (e.g. the prompt at its start) bills at least one token per delivered event.
  */
 function billedUsage(ex: Exchange, a: Answered, promptEstimate: number): Usage | undefined {
   const { ctx } = ex;
-  if (a.usage && typeof a.usage.prompt_tokens === 'number') ctx.usage = a.usage;
-  else if (a.delivered) {
+  if (a.usage && typeof a.usage.prompt_tokens === 'number') {
+    const short = a.partial && !(a.usage.completion_tokens >= a.delivered);
+    ctx.usage = short ? { ...a.usage, completion_tokens: a.delivered } : a.usage;
+    if (short) ctx.usageEstimated = true;
+  } else if (a.delivered) {
     ctx.usageEstimated = true;
     ctx.usage = { prompt_tokens: promptEstimate, completion_tokens: a.delivered };
   }
