@@ -1,4 +1,5 @@
-// Compiles the `dialects` of routes.yaml: each side's JSONata once, usage paths, stream end events.
+// Compiles the `dialects` of routes.yaml: each side's JSONata once (request translations with their own time limit),
+// usage paths, stream end events.
 import type { Dialect, StreamTransform } from '../types/generated/routes.js';
 import { compileTransform } from '../transform/compile-transform.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
@@ -12,14 +13,16 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
   });
   const out = new Map<string, CompiledDialect>();
   for (const [name, d] of Object.entries(dialects ?? {})) {
+    // A request's translation grows with the conversation; answers and stream events are one message or event.
+    const request = (src: string) => compileTransform(src, d.request_timeout_ms ?? ms);
     out.set(name, {
       name,
       error: d.error ? t(d.error) : undefined,
       client: d.client && {
-        request: t(d.client.request), response: t(d.client.response), stream: stream(d.client.stream),
+        request: request(d.client.request), response: t(d.client.response), stream: stream(d.client.stream),
         conversation: d.client.conversation ? t(d.client.conversation) : undefined,
       },
-      vendor: d.vendor && { request: t(d.vendor.request), response: t(d.vendor.response), stream: stream(d.vendor.stream) },
+      vendor: d.vendor && { request: request(d.vendor.request), response: t(d.vendor.response), stream: stream(d.vendor.stream) },
       usage: d.usage && compileUsagePaths(d.usage),
       streamEnd: new Set(d.stream_end ?? []),
     });

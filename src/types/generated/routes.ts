@@ -267,6 +267,10 @@ export interface Dialect {
    * JSONata: the body of every error on the dialect's routes (bindings $status, $code: the gateway's error code, $message, $type: the Shape A type).
    */
   error?: string;
+  /**
+   * Time limit for translating one request (`client.request`, `vendor.request`), whose work grows with the conversation; a request over it is refused with 400. Default: channels.yaml `dispatch.transform_timeout_ms` (50), which every other slot keeps.
+   */
+  request_timeout_ms?: number;
   client?: DialectClient;
   vendor?: DialectVendor;
   usage?: UsagePaths;
