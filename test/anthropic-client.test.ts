@@ -211,3 +211,17 @@ for (const { name, model, native } of paths) {
     await billedOnce(stack, t.id, id, before, price, expected[0], expected[1]);
   });
 }
+
+test('a long agent conversation (2000 turns of tool use) is translated within the dialect\'s request time limit', async () => {
+  const turns: Anthropic.MessageParam[] = [{ role: 'user', content: 'start' }];
+  for (let i = 1; i <= 2000; i++) {
+    turns.push(i % 2
+      ? { role: 'assistant', content: [{ type: 'text', text: 'checking' }, { type: 'tool_use', id: `toolu_${i}`, name: 'get_weather', input: { location: `city ${i}` } }] }
+      : { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i - 1}`, content: 'sunny' }, { type: 'text', text: 'go on' }] });
+  }
+  turns.push({ role: 'assistant', content: [{ type: 'text', text: 'done?' }] }, { role: 'user', content: 'summarise [sim chunks=2]' });
+  const m = await anthropic(stack, key).messages.create({ model: 'gpt-4o-mini', max_tokens: 16, tools, messages: turns });
+  assert.deepEqual(m.content.map((b) => b.type === 'text' && b.text), ['tok1 tok2 ']);
+  // The whole conversation arrived (sim_openai counts text words): start, 1000 × checking, 1000 × (sunny + go on), done?, summarise …
+  assert.equal(m.usage.input_tokens, 1 + 1000 + 1000 * 3 + 1 + 3);
+});

@@ -115,3 +115,18 @@ test('charged once from the vendor\'s usage, streamed or not; a cut stream ends 
   assert.equal(log.usage.completion_tokens, 5);
   await billedOnce(stack, t.id, cut.request_id!, before, price, log.usage.prompt_tokens, 5);
 });
+
+test('a long agent conversation (2000 turns of tool use) is translated within the dialect\'s request time limit', async () => {
+  const turns: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'start' }];
+  for (let i = 1; i <= 2000; i++) {
+    turns.push(i % 2
+      ? { role: 'assistant', content: 'checking', tool_calls: [{ id: `toolu_${i}`, type: 'function', function: { name: 'get_weather', arguments: `{"location":"city ${i}"}` } }] }
+      : { role: 'tool', tool_call_id: `toolu_${i - 1}`, content: 'sunny' });
+  }
+  turns.push({ role: 'user', content: 'summarise [sim chunks=2]' });
+  const r = await ai.chat.completions.create({ model, tools, messages: turns });
+  assert.equal(r.choices[0].message.content, 'tok1 tok2 ');
+  // The whole conversation arrived, every tool_use answered by the tool_result right after it (sim_anthropic checks
+  // that) and counted: start, 1000 × (checking + tool_use block), 1000 tool_result blocks, summarise …
+  assert.equal(r.usage?.prompt_tokens, 1 + 1000 * 2 + 1000 + 3);
+});
