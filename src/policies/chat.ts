@@ -97,7 +97,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(translated), signal: ctx.abort.signal,
   });
   ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
-  // Untouched dialect events may report usage before the end (Messages: the prompt at message_start).
+  // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
   const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
   return { usage: state.usage, delivered: state.dataEvents, result: translated?.result, partial };
 }
