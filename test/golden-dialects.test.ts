@@ -30,9 +30,9 @@ const specs: Record<string, SlotSpec> = {
   'client.response': { bindings: ['request', 'model', 'id', 'created'], inputSchema: 'chat-completion.json' },
   'client.stream': { bindings: ['request', 'model', 'id', 'created'], inputSchema: 'chat-chunk.json', stream: true },
   'client.conversation': { bindings: ['request', 'response', 'previous'] },
-  'vendor.request': { bindings: ['model', 'stream'], inputSchema: 'chat-completions.request.json', outputSchema: 'vendor-request.json' },
-  'vendor.response': { bindings: ['model'], outputSchema: 'chat-completion.json' },
-  'vendor.stream': { bindings: ['model'], outputSchema: 'chat-chunk.json', stream: true },
+  'vendor.request': { bindings: ['model', 'stream', 'max_output_tokens'], inputSchema: 'chat-completions.request.json', outputSchema: 'vendor-request.json' },
+  'vendor.response': { bindings: ['model', 'created'], outputSchema: 'chat-completion.json' },
+  'vendor.stream': { bindings: ['model', 'created'], outputSchema: 'chat-chunk.json', stream: true },
   error: { bindings: ['status', 'code', 'message', 'type'], outputSchema: 'error-answer.json', emptyInput: true },
 };
 

@@ -4,7 +4,8 @@
 //   test/golden/<channel id>/<operation>/<slot>.<case>.json   request, response, chunk, path_expr, poll.request,
 //                                                              poll.response, reconcile.path_expr, reconcile.response,
 //                                                              content.resolve
-//   test/golden/routes/<route id>/<slot>.<case>.json           model_expr, answer, error_answer, list_answer
+//   test/golden/routes/<route id>/<slot>.<case>.json           model_expr, answer (a task's, or a count_tokens route's),
+//                                                              error_answer, list_answer
 //   (test/golden/dialects/ belongs to golden-dialects.test.ts)
 //
 // Each file is { "bindings": {...}, "input": <value>, "output": <expected>, "note"?: "<why this case>" }. The transform
@@ -76,9 +77,11 @@ const operationSlots: Record<string, Record<string, SlotSpec>> = {
 const routeSlots: Record<string, SlotSpec> = {
   model_expr: { schema: 'model-name.json', bindings: ['params', 'query'] },
   answer: { schema: 'task-answer.json', bindings: ['base_url'], input: 'view' },
-  error_answer: { schema: 'error-answer.json', bindings: ['status', 'code', 'message'], input: 'empty' },
+  error_answer: { schema: 'error-answer.json', bindings: ['status', 'code', 'message', 'type'], input: 'empty' },
   list_answer: { schema: 'task-answer.json', bindings: [], input: 'array' },
 };
+// A `count_tokens` route's `answer` (src/policies/count-tokens.ts) shares the slot name with a task route's.
+const countAnswer: SlotSpec = { schema: 'json-answer.json', bindings: ['tokens', 'model'], input: 'empty' };
 
 const channelSlotNames = ['request', 'response', 'chunk', 'path_expr', 'poll.request', 'poll.response', 'reconcile.path_expr', 'reconcile.response', 'content.resolve'];
 const routeSlotNames = Object.keys(routeSlots);
@@ -121,9 +124,10 @@ function slotsOf(rt: Runtime): Map<string, Slot> {
   for (const r of rt.routes) {
     // A dialect's error shape has its fixtures under test/golden/dialects/.
     const errorAnswer = r.errorAnswer === r.dialect?.error ? undefined : r.errorAnswer;
-    const own: Record<string, Transform | undefined> = { model_expr: r.modelExpr, answer: r.task?.answer, error_answer: errorAnswer, list_answer: r.task?.listAnswer };
+    const own: Record<string, Transform | undefined> = { model_expr: r.modelExpr, answer: r.task?.answer ?? r.answer, error_answer: errorAnswer, list_answer: r.task?.listAnswer };
     for (const [slot, transform] of Object.entries(own)) {
-      if (transform) slots.set(`routes/${r.id}/${slot}`, { key: `routes/${r.id}/${slot}`, transform, spec: routeSlots[slot] });
+      const spec = slot === 'answer' && r.policy === 'count_tokens' ? countAnswer : routeSlots[slot];
+      if (transform) slots.set(`routes/${r.id}/${slot}`, { key: `routes/${r.id}/${slot}`, transform, spec });
     }
   }
   return slots;

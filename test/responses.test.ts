@@ -282,3 +282,23 @@ test('LangChain ChatOpenAI with useResponsesApi: invoke, stream, bound tools', a
   const t = await llm.bindTools([{ type: 'function', function: { name: 'weather', description: 'w', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }]).invoke('weather? [sim tool_call=weather]');
   assert.deepEqual(t.tool_calls?.map((c) => [c.name, c.args]), [['weather', { location: 'Paris' }]]);
 });
+
+test('a Messages-native vendor serves Responses clients: both translations chained, stream and not, tools', async () => {
+  const r = await ai.responses.create({ model: 'claude-sonnet-4-5', input: 'Say hi [sim chunks=3]', instructions: 'sys' });
+  assert.equal(r.output_text, 'tok1 tok2 tok3 ');
+  assert.equal(r.usage?.output_tokens, 3);
+  const sent = stack.sim.control.requests().filter((q) => q.path === '/v1/messages').at(-1)!.body as any;
+  assert.equal(sent.system, 'sys');
+  assert.deepEqual(sent.messages, [{ role: 'user', content: 'Say hi [sim chunks=3]' }]);
+
+  const s = await ai.responses.create({ model: 'claude-sonnet-4-5', input: 'weather [sim tool_call=get_weather]', tools: [weather], stream: true });
+  let args = '';
+  let completed: OpenAI.Responses.Response | undefined;
+  for await (const e of s) {
+    if (e.type === 'response.function_call_arguments.delta') args += e.delta;
+    if (e.type === 'response.completed') completed = e.response;
+  }
+  assert.deepEqual(JSON.parse(args), { location: 'Paris' });
+  assert.equal(completed?.output.find((o) => o.type === 'function_call')?.type, 'function_call');
+  assert.ok((completed?.usage?.output_tokens ?? 0) > 0);
+});

@@ -1,4 +1,5 @@
-// Compiles the `dialects` of routes.yaml: each side's JSONata once, usage paths, stream end events.
+// Compiles the `dialects` of routes.yaml: each side's JSONata once (request translations with their own time limit),
+// usage paths, stream end events.
 import type { Dialect, StreamTransform } from '../types/generated/routes.js';
 import { compileTransform, type Transform } from '../transform/compile-transform.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
@@ -8,16 +9,18 @@ import type { CompiledDialect } from './runtime.js';
 export function compileDialects(dialects: Record<string, Dialect> | undefined, ms: number): Map<string, CompiledDialect> {
   const out = new Map<string, CompiledDialect>();
   for (const [name, d] of Object.entries(dialects ?? {})) {
-    const client = d.client && side(d.client.functions, ms);
-    const vendor = d.vendor && side(d.vendor.functions, ms);
+    // A request's translation grows with the conversation; answers and stream events are one message or event.
+    const requestMs = d.request_timeout_ms ?? ms;
+    const client = d.client && side(d.client.functions, ms, requestMs);
+    const vendor = d.vendor && side(d.vendor.functions, ms, requestMs);
     out.set(name, {
       name,
       error: d.error ? compileTransform(d.error, ms) : undefined,
       client: d.client && client && {
-        request: client.t(d.client.request), response: client.t(d.client.response), stream: client.stream(d.client.stream),
-        conversation: d.client.conversation ? client.t(d.client.conversation) : undefined,
+        request: client.request(d.client.request), response: client.t(d.client.response), stream: client.stream(d.client.stream),
+        conversation: d.client.conversation ? client.request(d.client.conversation) : undefined,
       },
-      vendor: d.vendor && vendor && { request: vendor.t(d.vendor.request), response: vendor.t(d.vendor.response), stream: vendor.stream(d.vendor.stream) },
+      vendor: d.vendor && vendor && { request: vendor.request(d.vendor.request), response: vendor.t(d.vendor.response), stream: vendor.stream(d.vendor.stream) },
       usage: d.usage && compileUsagePaths(d.usage),
       streamEnd: new Set(d.stream_end ?? []),
     });
@@ -31,17 +34,21 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
  * them once, before `init`, without the time limit (a stream outlives any limit); each hook keeps its own limit,
  * and the helpers keep the stack and sequence bounds.
  */
-function side(functions: string | undefined, ms: number) {
-  const fns = functions ? compileTransform(functions, ms) : undefined;
+function side(functions: string | undefined, ms: number, requestMs: number) {
   const streamFns = functions ? compileTransform(functions, 0) : undefined;
-  const t = (src: string): Transform => {
-    const own = compileTransform(src, ms);
-    if (!fns) return own;
-    return { source: own.source, run: async (input, bindings = {}) => own.run(input, { ...bindings, fn: await fns.run(null, bindings) }) };
+  const withFns = (limit: number) => {
+    const fns = functions ? compileTransform(functions, limit) : undefined;
+    return (src: string): Transform => {
+      const own = compileTransform(src, limit);
+      if (!fns) return own;
+      return { source: own.source, run: async (input, bindings = {}) => own.run(input, { ...bindings, fn: await fns.run(null, bindings) }) };
+    };
   };
+  const t = withFns(ms);
+  const request = withFns(requestMs);
   const h = (src: string | undefined) => (src ? compileTransform(src, ms) : undefined);
   const stream = (s: StreamTransform): CompiledStream => ({
     functions: streamFns, init: h(s.init), event: h(s.event)!, end: h(s.end), error: h(s.error),
   });
-  return { t, stream };
+  return { t, request, stream };
 }

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Attempt } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
+import { maxOutputTokens } from '../billing/price-inputs.js';
 
 type Body = Record<string, unknown>;
 
@@ -12,7 +13,8 @@ export async function vendorBody(ex: Exchange, p: Priced, a: Attempt, stream: bo
   if (p.route.dialect === a.op.dialect && !a.op.request) return nativeBody(p, a, stream);
   const unified = await unifiedRequest(ex, p);
   const bindings = { model: a.upstreamModel, stream };
-  if (vendor) return json(await vendor.request.run(unified, bindings));
+  // A vendor that requires a completion limit gets the one billing reserved for when the request names none.
+  if (vendor) return json(await vendor.request.run(unified, { ...bindings, max_output_tokens: reservedCompletion(p) }));
   if (a.op.request) return json(await a.op.request.run(unified, bindings));
   return json(withUsageAsked({ ...unified, model: a.upstreamModel }, stream));
 }
@@ -24,6 +26,9 @@ function nativeBody(p: Priced, a: Attempt, stream: boolean): Buffer {
   const out = { ...p.body, model: a.upstreamModel };
   return json(askUsage ? withUsageAsked(out, true) : out);
 }
+
+/** The completion limit the reservation covers: the request's own (the route's price inputs), else the model's. */
+const reservedCompletion = (p: Priced) => p.inputs.completionTokens ?? maxOutputTokens(p.price);
 
 function withUsageAsked(body: Body, stream: boolean): Body {
   if (!stream) return body;

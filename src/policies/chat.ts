@@ -29,8 +29,11 @@ async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> 
   return { method: 'POST', path, accept: stream ? 'text/event-stream' : 'application/json', body: await vendorBody(ex, p, a, stream) };
 }
 
-/** What the upstream reported, how much was delivered in case it reported nothing, and the client's whole answer. */
-interface Answered { usage?: Usage; delivered: number; result?: unknown }
+/**
+ * What the upstream reported, how much was delivered in case it reported nothing, and the client's whole answer.
+ * `partial`: an untouched dialect stream stopped before its end, so the usage it reported so far may not be final.
+ */
+interface Answered { usage?: Usage; delivered: number; result?: unknown; partial?: boolean }
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Usage | undefined> {
   const a = streaming(p) ? await answerStream(ex, p, sent) : await answerJson(ex, p, sent);
@@ -58,10 +61,13 @@ async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Answered
 async function toUnified(p: Priced, sent: Sent, parsed: object): Promise<Record<string, unknown>> {
   const vendor = sent.op.dialect?.vendor;
   const t = vendor ? vendor.response : sent.op.response;
-  const out = t ? await t.run(parsed, { model: p.model }) : parsed;
+  const out = t ? await t.run(parsed, vendor ? vendorBindings(p) : { model: p.model }) : parsed;
   if (!out || typeof out !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: it cannot be translated');
   return out as Record<string, unknown>;
 }
+
+/** What a vendor dialect's answer transforms may read: the client's model name, the time (for `created`). */
+const vendorBindings = (p: Priced) => ({ model: p.model, created: Math.floor(Date.now() / 1000) });
 
 function sendAnswer(ex: Exchange, body: Buffer): void {
   ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
@@ -91,14 +97,16 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(translated), signal: ctx.abort.signal,
   });
   ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
-  return { usage: state.usage, delivered: state.dataEvents, result: translated?.result };
+  // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
+  const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
+  return { usage: state.usage, delivered: state.dataEvents, result: translated?.result, partial };
 }
 
 function translatedStream(p: Priced, sent: Sent, state: ChatStreamState): TranslatedStream {
   const vendor = sent.op.dialect?.vendor;
   const client = p.route.dialect?.client;
   return new TranslatedStream(state, {
-    vendor: vendor && { stream: new StreamTransformer(vendor.stream, { model: p.model }), end: sent.op.dialect!.streamEnd },
+    vendor: vendor && { stream: new StreamTransformer(vendor.stream, vendorBindings(p)), end: sent.op.dialect!.streamEnd },
     chunk: sent.op.chunk,
     client: client && new StreamTransformer(client.stream, answerBindings(p)),
     clientWantsUsage: clientWantsUsage(p.body),
@@ -142,12 +150,16 @@ const cutReason = (end: string) => (end === 'idle_timeout' ? 'upstream stream we
 
 /**
  * Usage to bill: the upstream's own. Without it (cut stream, client gone, vendor silent) the prompt estimate
- * plus one token per delivered event, since the upstream did the work; nothing delivered bills nothing.
+ * plus one token per delivered event, since the upstream did the work; nothing delivered bills nothing. A stream
+ * cut after reporting part of its usage (e.g. the prompt at its start) bills at least one token per delivered event.
  */
 function billedUsage(ex: Exchange, a: Answered, promptEstimate: number): Usage | undefined {
   const { ctx } = ex;
-  if (a.usage && typeof a.usage.prompt_tokens === 'number') ctx.usage = a.usage;
-  else if (a.delivered) {
+  if (a.usage && typeof a.usage.prompt_tokens === 'number') {
+    const short = a.partial && !(a.usage.completion_tokens >= a.delivered);
+    ctx.usage = short ? { ...a.usage, completion_tokens: a.delivered } : a.usage;
+    if (short) ctx.usageEstimated = true;
+  } else if (a.delivered) {
     ctx.usageEstimated = true;
     ctx.usage = { prompt_tokens: promptEstimate, completion_tokens: a.delivered };
   }

@@ -10,5 +10,5 @@ export async function countTokens(ex: Exchange, c: Caller): Promise<void> {
   const r = await recall(ex, await resolveModel(ex, await readRequest(ex, c, 'json')));
   const bytes = r.raw.length + (r.previous?.bytes ?? 0);
   const tokens = Math.ceil(bytes / ex.g.runtime.promptBytesPerToken);
-  sendJson(ex.res, 200, await c.route.answer!.run(null, { tokens, model: r.model }));
+  sendJson(ex.res, 200, await c.route.answer!.run({}, { tokens, model: r.model }));
 }

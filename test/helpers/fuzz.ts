@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { projectRoot } from '../../src/config/load-config.js';
 
 export interface RouteDef {
-  id: string; method: string; path: string; policy: string; body_schema?: string; auth?: boolean; multipart?: boolean;
+  id: string; method: string; path: string; policy: string; body_schema?: string; auth?: boolean; multipart?: boolean; dialect?: string;
   task?: { action: string; saturated_shape?: 'A' | 'B'; family?: string }; limits?: { max_body_bytes?: number; max_json_depth?: number };
 }
 export interface Hostile { method: string; path: string; headers: Record<string, string>; body?: Buffer }
@@ -21,9 +21,29 @@ export const models: string[] = Object.keys(yamlAt('channels.yaml').models);
 export const maxBody = (r: RouteDef): number => r.limits?.max_body_bytes ?? routesDoc.defaults.max_body_bytes;
 export const maxDepth = (r: RouteDef): number => r.limits?.max_json_depth ?? routesDoc.defaults.max_json_depth;
 /** Routes whose policy parses the body as JSON: the media-type and depth rules apply to them. */
-export const readsJson = (r: RouteDef) => r.method === 'POST' && (['stream', 'json'].includes(r.policy) || ['submit', 'list'].includes(r.task?.action ?? ''));
+export const readsJson = (r: RouteDef) => r.method === 'POST' && (['stream', 'json', 'count_tokens'].includes(r.policy) || ['submit', 'list'].includes(r.task?.action ?? ''));
 export const isArt = (r: RouteDef) => r.path.startsWith('/art/');
 export const isMusic = (r: RouteDef) => r.path.startsWith('/music/');
+/** Routes of Anthropic's Messages dialect answer errors in its shape: {type: "error", error: {type, message}}. */
+export const isMessages = (r: RouteDef) => r.dialect === 'anthropic_messages';
+// The Messages error type of each refusal the fuzz expects (routes.yaml dialects.anthropic_messages.error).
+const messagesType: Record<string, string> = {
+  invalid_request: 'invalid_request_error', unsupported_media_type: 'invalid_request_error', invalid_api_key: 'authentication_error',
+  request_too_large: 'request_too_large',
+};
+
+/** Anthropic's error shape exactly, the message ending with the request id of the header. */
+function assertMessagesError(r: Reply, where: string, type?: string): string {
+  const j = JSON.parse(r.text);
+  assert.deepEqual(Object.keys(j).sort(), ['error', 'type'], where);
+  assert.equal(j.type, 'error', where);
+  assert.deepEqual(Object.keys(j.error).sort(), ['message', 'type'], where);
+  assert.ok(typeof j.error.type === 'string' && /^[a-z_]+$/.test(j.error.type), where);
+  assert.ok(typeof j.error.message === 'string' && j.error.message.endsWith(`(request id: ${r.headers['x-request-id']})`), where);
+  assert.equal(r.headers['content-type'], 'application/json', where);
+  if (type) assert.equal(j.error.type, type, where);
+  return j.error.message;
+}
 
 const generic = ['model', 'prompt', 'mode', 'ids', 'notifyHook', 'taskId', 'req_key', 'tags', 'base64Array', 'customId', 'action', 'index',
   'state', 'messages', 'stream', 'n', 'size', 'seconds', 'duration', 'image', 'images', 'contents', 'model_name', 'metadata', 'content'];
@@ -163,8 +183,8 @@ export function assertShapeA(r: Reply, where: string, code?: string): void {
 
 /**
  * A refusal by the gateway itself with `code`, in the route family's shape: Shape A, or the image-art family's
- * `{code: 4|30, description}` and the music wrapper's `{code, message, data: null}` (their routes' `error_answer`).
- * Returns the message.
+ * `{code: 4|30, description}` and the music wrapper's `{code, message, data: null}` (their routes' `error_answer`), or
+ * Anthropic's on the Messages routes (its dialect's `error`). Returns the message.
  */
 export function assertRefusal(route: RouteDef, r: Reply, where: string, code: string): string {
   const j = JSON.parse(r.text);
@@ -178,6 +198,7 @@ export function assertRefusal(route: RouteDef, r: Reply, where: string, code: st
     assert.equal(j.code, code, where);
     return j.message;
   }
+  if (isMessages(route)) return assertMessagesError(r, where, messagesType[code] ?? assert.fail(`no Messages error type for ${code}`));
   assertShapeA(r, where, code);
   return j.error.message;
 }
@@ -185,7 +206,7 @@ export function assertRefusal(route: RouteDef, r: Reply, where: string, code: st
 /**
  * The properties every hostile request must keep: no 5xx, no key in the answer, a request id, and a 4xx body in the
  * contract's shape — Shape A, Shape B only for a saturated `saturated_shape: B` route, or the vendor's own format on
- * the routes that relay it (image-art and music submits, passthrough routes).
+ * the routes that relay it (image-art and music submits, passthrough routes) or speak its dialect (Messages).
  */
 export function assertContract(route: RouteDef, h: Hostile, r: Reply, secrets: string[]): void {
   const where = `[${route.id}] ${describe(h, r)}`;
@@ -206,6 +227,7 @@ export function assertContract(route: RouteDef, h: Hostile, r: Reply, secrets: s
   }
   if (isArt(route) && keys === 'code,description,properties,result') return assert.equal(typeof j.code, 'number', where);
   if (isMusic(route) && keys === 'code,data,message') return assert.equal(j.data, null, where);
+  if (isMessages(route) && keys === 'error,type') return void assertMessagesError(r, where);
   if (route.policy === 'passthrough' && ('ResponseMetadata' in j || keys === 'code,data,message,request_id,status,time_elapsed')) return;
   assert.fail(`4xx body in no contract shape: ${where}`);
 }

@@ -149,7 +149,7 @@ export interface Route {
   dialect?: string;
   store?: ConversationStore;
   /**
-   * JSONata: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model).
+   * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model; see schemas/transform/json-answer.json).
    */
   answer?: string;
 }
@@ -271,6 +271,10 @@ export interface Dialect {
    * JSONata: the body of every error on the dialect's routes (bindings $status, $code: the gateway's error code, $message, $type: the Shape A type).
    */
   error?: string;
+  /**
+   * Time limit for translating one request (`client.request`, `vendor.request`), whose work grows with the conversation; a request over it is refused with 400. Default: channels.yaml `dispatch.transform_timeout_ms` (50), which every other slot keeps.
+   */
+  request_timeout_ms?: number;
   client?: DialectClient;
   vendor?: DialectVendor;
   usage?: UsagePaths;
@@ -333,17 +337,17 @@ export interface DialectVendor {
    */
   functions?: string;
   /**
-   * JSONata: a unified chat request → the vendor's request. Bindings $model (upstream model), $stream.
+   * JSONata: a unified chat request → the vendor's request. Bindings $model (upstream model), $stream, $max_output_tokens (the completion limit billing reserved: the request's own, else the model's `max_output_tokens`; for vendors that require one).
    */
   request: string;
   /**
-   * JSONata: the vendor's answer → a unified chat completion. Bindings $model (the client's model name).
+   * JSONata: the vendor's answer → a unified chat completion. Bindings $model (the client's model name), $created (unix seconds).
    */
   response: string;
   stream: StreamTransform1;
 }
 /**
- * The vendor's events → unified chat chunks (the `data` of each output event). Bindings $model, $event.
+ * The vendor's events → unified chat chunks (the `data` of each output event). Bindings $model, $created, $event.
  */
 export interface StreamTransform1 {
   /**
