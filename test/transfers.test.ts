@@ -106,3 +106,20 @@ test('concurrent large multipart uploads stream to the vendor in bounded memory'
     await gw.kill();
   }
 });
+
+test('a multipart part without a name, or named __proto__, is a 400 (it once threw out of the parser)', { timeout: 20_000 }, async () => {
+  const parts = [
+    'content-disposition: form-data\r\n\r\nsora-2',
+    'content-disposition: form-data; filename="a.png"\r\ncontent-type: image/png\r\n\r\nPNG',
+    'content-disposition: form-data; name="__proto__"; filename="a.png"\r\ncontent-type: image/png\r\n\r\nPNG',
+  ];
+  for (const part of parts) {
+    const body = `--b\r\ncontent-disposition: form-data; name="model"\r\n\r\nsora-2\r\n--b\r\n${part}\r\n--b--\r\n`;
+    const r = await fetch(`${stack.url}/v1/videos`, { method: 'POST', body, headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data; boundary=b' } });
+    const j = await r.json() as { error: { code: string; message: string } };
+    assert.equal(r.status, 400, JSON.stringify(j));
+    assert.equal(j.error.code, 'invalid_request');
+    assert.match(j.error.message, /needs a name/);
+  }
+  assert.equal((await fetch(`${stack.url}/healthz`)).status, 200);
+});

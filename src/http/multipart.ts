@@ -62,6 +62,7 @@ export function readMultipart(req: IncomingMessage, o: BodyLimits): Promise<Reco
     req.once('close', () => { if (!req.complete) onGone(); });
     o.signal.addEventListener('abort', onGone, { once: true });
     parser.on('field', (name, value, info) => {
+      if (!usableName(name)) return fail(unnamed());
       if (info.valueTruncated) return fail(new GatewayError('invalid_request', `Field \`${name.slice(0, 100)}\` is longer than ${maxFieldBytes} bytes`));
       const n = Buffer.byteLength(value);
       if (!o.budget.take(n)) return fail(new GatewayError('server_busy', 'Too many request bodies are being received at once; retry shortly'));
@@ -70,6 +71,7 @@ export function readMultipart(req: IncomingMessage, o: BodyLimits): Promise<Reco
       add(out, name, value);
     });
     parser.on('file', (name, stream, info) => {
+      if (!usableName(name)) { stream.resume(); return fail(unnamed()); }
       const path = spoolFile(o.cleanup);
       const part: FilePart = { filename: info.filename ?? 'file', content_type: info.mimeType || 'application/octet-stream', size: 0, path };
       add(out, name, part);
@@ -91,6 +93,10 @@ export function readMultipart(req: IncomingMessage, o: BodyLimits): Promise<Reco
     req.pipe(parser);
   });
 }
+
+// A part without a name cannot become a field; `__proto__` would become the body's prototype.
+const usableName = (name: unknown): name is string => typeof name === 'string' && name !== '' && name !== '__proto__';
+const unnamed = () => new GatewayError('invalid_request', 'Every multipart part needs a name (content-disposition: form-data; name="…"), and not __proto__');
 
 /** A unique file in the spool directory, removed at the end of the request. */
 function spoolFile(cleanup: (() => void)[]): string {
