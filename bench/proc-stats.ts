@@ -45,6 +45,20 @@ export function systemCpuSeconds(): { busy: number; steal: number } {
   }
 }
 
+/** Busy seconds (user, nice, system, irq, softirq) of each CPU from /proc/stat's `cpuN` lines, indexed by N. */
+export function perCpuBusySeconds(): number[] {
+  const out: number[] = [];
+  try {
+    for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+      const m = /^cpu(\d+)\s+(.*)$/.exec(line);
+      if (!m) continue;
+      const [user, nice, system, , , irq, softirq] = m[2].trim().split(/\s+/).map(Number);
+      out[Number(m[1])] = (user + nice + system + irq + softirq) / clockTicks();
+    }
+  } catch { /* not Linux */ }
+  return out;
+}
+
 /** Resident set size in bytes from VmRSS, or NaN when the process is gone. */
 export function rssBytes(pid: number): number {
   try {

@@ -118,12 +118,17 @@ function runCli(root: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs 
 export interface RigOptions { root: string; pin: boolean; profileDir?: string; logLevel: string; verbose: boolean; onCrash(why: string): void }
 export interface Rig {
   sim: Child; gateway: Child; gatewayUrl: string; directUrl: string; gatewayKey: string; directKey: string;
+  /** The bare node:http pass-through (bare-proxy.ts), pinned to the gateway's core: the speed targets' baseline. */
+  bare: Child; bareUrl: string;
   tmp: string; logFile: string; stop(): Promise<void>;
   /** Another gateway on the same store and config (own port and log file), unpinned; stopped with the rig or by the caller. */
   extraGateway(name: string, env: NodeJS.ProcessEnv): Promise<{ url: string; child: Child; stop(): Promise<void> }>;
 }
 
-/** Simulator, bench config, store with one big-quota token, then the gateway: each step waits for the one before. */
+/**
+ * Simulator, bench config, store with one big-quota token, the gateway, then the bare pass-through: each step waits
+ * for the one before. The gateway and the bare proxy share GATEWAY_CPU; the scenarios load one of them at a time.
+ */
 export async function startRig(o: RigOptions): Promise<Rig> {
   const tmp = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const started: Child[] = [];
@@ -161,6 +166,13 @@ export async function startRig(o: RigOptions): Promise<Rig> {
     started.push(gateway);
     const gatewayUrl = `http://127.0.0.1:${gwPort}`;
     await waitForHttp(gateway, `${gatewayUrl}/v1/models`);
+
+    const barePort = await freePort();
+    const bareEnv = { ...process.env, BARE_PORT: String(barePort), BARE_UPSTREAM: directUrl, BARE_KEY: 'sim-key' };
+    const bare = startNode('bare proxy', ['dist/bench/bare-proxy.js'], bareEnv, o.pin ? GATEWAY_CPU : undefined, o.root, o.onCrash, o.verbose);
+    started.push(bare);
+    const bareUrl = `http://127.0.0.1:${barePort}`;
+    await waitForHttp(bare, `${bareUrl}/_sim/health`); // forwarded blindly: the answer is the simulator's
     const extraGateway = async (name: string, env: NodeJS.ProcessEnv) => {
       const port = await freePort();
       // Children inherit this process's affinity (the client core), so "unpinned" must say every CPU explicitly.
@@ -171,7 +183,7 @@ export async function startRig(o: RigOptions): Promise<Rig> {
       await waitForHttp(child, `${url}/v1/models`);
       return { url, child, stop: () => stopChild(child) };
     };
-    return { sim, gateway, gatewayUrl, directUrl, gatewayKey, directKey: 'sim-key', tmp, logFile, stop, extraGateway };
+    return { sim, gateway, gatewayUrl, directUrl, gatewayKey, directKey: 'sim-key', bare, bareUrl, tmp, logFile, stop, extraGateway };
   } catch (err) {
     await stop();
     rmSync(tmp, { recursive: true, force: true });

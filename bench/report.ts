@@ -26,14 +26,42 @@ export interface ReportInput {
   sections: Section[];
   notes: string[];
   complete: boolean;
+  /** Speed targets whose scenario did not run (not selected, skipped, failed), named in the summary. */
+  missingHeadlines?: string[];
 }
 
 const cell = (s: string | undefined) => (s ?? '').replace(/\|/g, '\\|');
 const verdict = (r: Row) => (r.pass === undefined ? '' : r.pass ? 'pass' : '**miss**');
 
 function table(rows: Row[]): string[] {
-  const out = ['| metric | target | gateway | direct | gateway − direct | result |', '|---|---|---|---|---|---|'];
-  for (const r of rows) out.push(`| ${[r.metric, r.target, r.gateway, r.direct, r.delta, verdict(r)].map(cell).join(' | ')} |`);
+  // The bare pass-through's columns only where a scenario measured it.
+  const withBare = rows.some((r) => r.bare !== undefined || r.vsBare !== undefined);
+  const head = withBare
+    ? ['metric', 'target', 'gateway', 'bare', 'direct', 'gateway vs bare', 'gateway − direct', 'result']
+    : ['metric', 'target', 'gateway', 'direct', 'gateway − direct', 'result'];
+  const out = [`| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`];
+  for (const r of rows) {
+    const cells = withBare
+      ? [r.metric, r.target, r.gateway, r.bare, r.direct, r.vsBare, r.delta, verdict(r)]
+      : [r.metric, r.target, r.gateway, r.direct, r.delta, verdict(r)];
+    out.push(`| ${cells.map(cell).join(' | ')} |`);
+  }
+  return out;
+}
+
+/** The issue's speed targets, gathered from the scenarios that measure them, in one table at the top. */
+function summary(rows: Row[], missing: string[]): string[] {
+  if (!rows.length) return []; // none of those scenarios ran (e.g. `--soak` alone)
+  const out = ['', '## Speed targets (issue: ratios to a bare node:http pass-through in the same run)', ''];
+  out.push('| metric | target | gateway | bare | gateway vs bare | result |', '|---|---|---|---|---|---|');
+  for (const r of rows) out.push(`| ${[r.metric, r.target, r.gateway, r.bare, r.vsBare, verdict(r)].map(cell).join(' | ')} |`);
+  out.push('');
+  out.push(
+    '- Bare = `bench/bare-proxy.ts`, ~40 lines of `node:http`: pooled keep-alive agent, key swapped, status, headers and',
+    '  bodies piped, nothing else. It runs on the gateway\'s core, loaded only while the gateway idles, in the same run.',
+    '- A ratio compares the gateway with that baseline on this machine, minutes apart: machine speed and slow drift largely cancel out, the gateway\'s code does not.',
+  );
+  if (missing.length) out.push(`- Not measured in this run: ${missing.join('; ')}.`);
   return out;
 }
 
@@ -48,12 +76,14 @@ export function renderReport(i: ReportInput): string {
     `- machine: ${m.nproc} CPUs (${m.cpu}), Linux ${m.kernel}, Node ${m.node}, open-file limit ${m.fdLimit}`,
     `- pinning: ${m.pinning}`,
     `- interference: ${i.interference}`,
-    `- runs: ${i.runs} per measurement, gateway and direct interleaved; figures are medians of the runs`,
+    `- runs: ${i.runs} per measurement, gateway, bare pass-through (where measured) and direct interleaved; figures are medians of the runs`,
     `- took: ${i.seconds.toFixed(0)} s; targets met: ${passed} of ${all.length}`,
     '',
     'Direct = the same request sent straight to the simulator with its own key; "gateway − direct" is the median of',
     'the per-run differences. The load generator shares a core with the simulator, so absolute figures are this',
-    "rig's, and the differences are what the gateway adds.",
+    "rig's, and the differences are what the gateway adds. Bare = a bare node:http pass-through on the gateway's core",
+    '(`bench/bare-proxy.ts`): what any proxy costs; "gateway vs bare" is what the gateway costs beyond that.',
+    ...summary(i.sections.flatMap((s) => s.headline ?? []), i.missingHeadlines ?? []),
   ];
   for (const s of i.sections) {
     lines.push('', `## ${s.title}`);

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setMaxListeners } from 'node:events';
 import { canPin, CLIENT_CPU, GATEWAY_CPU, pinSelf, startRig, type Rig } from './processes.js';
-import { cpuSeconds, openFileLimit, RssSampler, rssBytes, systemCpuSeconds } from './proc-stats.js';
+import { cpuSeconds, openFileLimit, perCpuBusySeconds, RssSampler, rssBytes, systemCpuSeconds } from './proc-stats.js';
 import { describeMachine, renderReport } from './report.js';
 import { findProfile, topSelfTime } from './cpu-profile.js';
-import type { BenchContext, Mode, Scenario, Section } from './scenario.js';
+import type { BenchContext, Foreign, Mode, Scenario, Section } from './scenario.js';
 import { fmt } from './stats.js';
 import { chatJson } from './scenarios/chat-json.js';
 import { openLoopScenario } from './scenarios/open-loop.js';
@@ -25,17 +25,24 @@ import { connectionSoak } from './scenarios/connection-soak.js';
 const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, download, clusterScaling, soak, connectionSoak, tasks];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
-  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; under 3 minutes
+  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 3 minutes
   --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min), connection soak
   --soak            run the connection soak (20,000 idle connections, about 2 minutes) and only it,
                     plus any scenario --only names
-  --runs N          interleaved gateway/direct runs per measurement (1-50)
+  --runs N          interleaved gateway/bare/direct runs per measurement (1-50)
   --soak-minutes N  full mode soak length (0-120; 0 skips it)
   --soak-seconds N  connection soak hold (10-70, default 60; stays under the 75 s keep-alive timeout)
   --only a,b        run only these scenarios (${scenarios.map((s) => s.name).join(', ')})
   --profile         run the gateway under node --cpu-prof and list its top self-time functions (slows it down)
   --keep-tmp        keep the temp dir (gateway log, store, config, profile)
   --verbose         echo the simulator's and gateway's own output`;
+
+/** The scenarios that measure the issue's speed targets (the report's summary), and what each one measures. */
+const speedTargets: Record<string, string> = {
+  [chatJson.name]: 'CPU per request at 64 connections',
+  [sseScenario.name]: 'SSE first-event delay and burst share at 100 streams',
+  [download.name]: 'download MB/s and RSS growth',
+};
 
 const root = fileURLToPath(new URL('../../', import.meta.url)); // dist/bench/ → repository root
 const MB = 1024 * 1024;
@@ -101,6 +108,34 @@ function otherLoad(sys0: { busy: number; steal: number }, own0: NodeJS.CpuUsage,
   return `other processes used ${fmt(Math.max(0, other), 1)} CPU-s (${fmt(share * 100, 0)} % of one core on average), steal ${fmt((steal / wallS) * 100, 1)} %${warn}`;
 }
 
+/**
+ * Per-run reading of what other processes took of each pinned core: the core's busy time less the CPU time of the
+ * rig's processes pinned there (gateway and bare proxy on GATEWAY_CPU; simulator and this process on CLIENT_CPU).
+ */
+function foreignLoad(rig: Rig): () => () => Foreign {
+  const read = () => {
+    const own = process.cpuUsage();
+    let gw = NaN, cl = NaN;
+    try {
+      gw = cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.bare.pid);
+      cl = cpuSeconds(rig.sim.pid) + (own.user + own.system) / 1e6;
+    } catch { /* a child is gone: nothing to attribute */ }
+    const busy = perCpuBusySeconds();
+    return { t: performance.now(), gw, cl, busyGw: busy[GATEWAY_CPU] ?? NaN, busyCl: busy[CLIENT_CPU] ?? NaN };
+  };
+  return () => {
+    const a = read();
+    return () => {
+      const b = read();
+      const wall = (b.t - a.t) / 1000;
+      return {
+        gatewayCore: (b.busyGw - a.busyGw - (b.gw - a.gw)) / wall,
+        clientCore: (b.busyCl - a.busyCl - (b.cl - a.cl)) / wall,
+      };
+    };
+  };
+}
+
 async function main(): Promise<number> {
   const o = options();
   const t0 = performance.now();
@@ -110,7 +145,7 @@ async function main(): Promise<number> {
   const pin = canPin();
   const pinned = pin && pinSelf(CLIENT_CPU);
   const pinning = pinned
-    ? `gateway on CPU ${GATEWAY_CPU}; simulator and load generator on CPU ${CLIENT_CPU} (taskset)`
+    ? `gateway and bare pass-through on CPU ${GATEWAY_CPU} (never loaded at once); simulator and load generator on CPU ${CLIENT_CPU} (taskset)`
     : 'none (taskset missing or fewer than 2 CPUs): all processes share every CPU, so figures are noisier';
 
   const ac = new AbortController();
@@ -130,7 +165,7 @@ async function main(): Promise<number> {
   watchdog.unref();
 
   const profileDir = o.profile ? mkdtempSync(join(tmpdir(), 'switchyard-prof-')) : undefined;
-  log(`${o.mode} mode, ${o.runs} runs; starting simulator and gateway`);
+  log(`${o.mode} mode, ${o.runs} runs; starting simulator, gateway and bare pass-through`);
   let rig: Rig | undefined;
   const sections: Section[] = [];
   const notes: string[] = [];
@@ -139,6 +174,7 @@ async function main(): Promise<number> {
   const sys0 = systemCpuSeconds();
   const own0 = process.cpuUsage();
   let scenarioChildCpu = 0; // CPU of processes the scenarios started and stopped themselves
+  const missingHeadlines: string[] = [];
   try {
     rig = await startRig({
       root, pin: pinned, profileDir, logLevel: 'info', verbose: o.verbose,
@@ -150,14 +186,17 @@ async function main(): Promise<number> {
     const ctx: BenchContext = {
       mode: o.mode, runs: o.runs, soakMinutes: o.soakMinutes, soakSeconds: o.soakSeconds,
       gateway: { name: 'gateway', url: rig.gatewayUrl, key: rig.gatewayKey },
+      bare: { name: 'bare', url: rig.bareUrl, key: rig.gatewayKey },
       direct: { name: 'direct', url: rig.directUrl, key: rig.directKey },
-      gatewayPid: rig.gateway.pid, simPid: rig.sim.pid, signal: ac.signal, log,
+      gatewayPid: rig.gateway.pid, barePid: rig.bare.pid, simPid: rig.sim.pid, signal: ac.signal, log,
       childCpu: (seconds) => { if (Number.isFinite(seconds)) scenarioChildCpu += seconds; },
+      foreignLoad: pinned ? foreignLoad(rig) : undefined,
       extraGateway: async (name, env) => { const g = await rig!.extraGateway(name, env); return { url: g.url, pid: g.child.pid, stop: g.stop }; },
     };
     for (const s of scenarios) {
-      if (ac.signal.aborted) break;
-      if (o.only && !o.only.includes(s.name)) continue;
+      const speed = speedTargets[s.name];
+      if (ac.signal.aborted) { if (speed) missingHeadlines.push(`${speed} (${s.name}: aborted)`); continue; }
+      if (o.only && !o.only.includes(s.name)) { if (speed) missingHeadlines.push(`${speed} (${s.name} not in --only)`); continue; }
       const forced = o.connSoak && s === connectionSoak; // --soak runs it in quick mode too
       if (!forced && ((o.mode === 'quick' && !s.quick) || (s === soak && o.soakMinutes === 0))) {
         notes.push(`${s.name}: skipped in ${o.mode} mode${o.mode === 'full' ? ' (--soak-minutes 0)' : ' (run with --full)'}.`);
@@ -169,11 +208,12 @@ async function main(): Promise<number> {
         // One broken scenario must not cost the others' results.
         log(`${s.name} failed: ${(err as Error).stack ?? err}`);
         sections.push({ title: `${s.name}: failed`, rows: [], notes: [String((err as Error).message ?? err)] });
+        if (speed) missingHeadlines.push(`${speed} (${s.name} failed)`);
       }
     }
     sampler.stop();
     try {
-      interference = otherLoad(sys0, own0, cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.sim.pid) + scenarioChildCpu, (performance.now() - t0) / 1000);
+      interference = otherLoad(sys0, own0, cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.bare.pid) + cpuSeconds(rig.sim.pid) + scenarioChildCpu, (performance.now() - t0) / 1000);
     } catch { /* a child is gone (see the notes): its CPU time went with it */ }
     sections.push({
       title: 'Gateway memory',
@@ -209,7 +249,7 @@ async function main(): Promise<number> {
     if (!o.keepTmp) rmSync(profileDir, { recursive: true, force: true });
   }
   const seconds = (performance.now() - t0) / 1000;
-  const report = renderReport({ mode: o.mode, date, runs: o.runs, seconds, machine: describeMachine(pinning, openFileLimit('self')), interference, sections, notes, complete });
+  const report = renderReport({ mode: o.mode, date, runs: o.runs, seconds, machine: describeMachine(pinning, openFileLimit('self')), interference, sections, notes, complete, missingHeadlines });
   const dir = join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const stamp = date.toISOString().replace(/:/g, '').replace(/\.\d+Z$/, 'Z'); // ISO 8601 basic time: no ':' in file names

@@ -60,3 +60,16 @@ export function signed(v: number | undefined, digits = 3, unit = ' ms'): string 
   if (v === undefined || !Number.isFinite(v)) return '—';
   return `${v >= 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;
 }
+
+/** Median of per-run ratios a[i] ÷ b[i]: the gateway against the bare pass-through of the same run. */
+export function pairedRatio(a: number[], b: number[]): number {
+  const n = Math.min(a.length, b.length);
+  const r: number[] = [];
+  for (let i = 0; i < n; i++) r.push(a[i] / b[i]);
+  return median(r);
+}
+
+/** A ratio for the tables: `1.42×`. */
+export function fmtRatio(v: number | undefined, digits = 2): string {
+  return fmt(v, digits, '×');
+}

@@ -1,9 +1,10 @@
-// Video result download: a veo3 task's file through the gateway vs straight from the simulator; MB/s and gateway RSS growth.
+// Video result download: a veo3 task's file through the gateway, through the bare node:http pass-through, and straight
+// from the simulator; MB/s (the issue's target: gateway ≥ 0.9× bare) and RSS growth.
 import { request, type IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { interleaved, type BenchContext, type Scenario, type Section, type Target } from '../scenario.js';
-import { RssSampler, rssBytes } from '../proc-stats.js';
-import { fmt, median } from '../stats.js';
+import { foreignLoadReport, interleaved3, type BenchContext, type Row, type Scenario, type Section, type Target } from '../scenario.js';
+import { cpuSeconds, RssSampler, rssBytes } from '../proc-stats.js';
+import { fmt, fmtRatio, median, pairedRatio } from '../stats.js';
 
 const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -101,7 +102,11 @@ async function prepare(ctx: BenchContext, size: number): Promise<{ id: string; f
   return { id, fileName: t.fileName };
 }
 
-interface Run { mbps: number; rssGrowth: number }
+interface Run { mbps: number; rssGrowth: number; cpuMsPer100MB: number }
+
+const ratioTarget = 0.9; // issue: gateway MB/s ≥ 0.9× the bare pass-through's
+const rssTarget = 16; // MB of gateway RSS growth during a download
+const minRuns = 5;
 
 export const download: Scenario = {
   name: 'download',
@@ -109,36 +114,80 @@ export const download: Scenario = {
   async run(ctx: BenchContext): Promise<Section> {
     const size = (ctx.mode === 'full' ? 500 : 200) * MB;
     const { id, fileName } = await prepare(ctx, size);
+    // The gateway serves the task's content route; the bare proxy and direct get the simulator's file URL itself.
     const url = (t: Target) => (t.name === 'gateway' ? `${t.url}/v1/videos/${id}/content` : `${t.url}/files/${fileName}`);
-    const key = (t: Target) => (t.name === 'gateway' ? t.key : undefined);
-    await fetchDiscard(url(ctx.gateway), key(ctx.gateway), ctx.signal, Infinity, 30_000); // warm-up: JIT, connection pools
-    const runs = await interleaved(ctx, async (t, i): Promise<Run> => {
-      ctx.log(`download: ${t.name} ${size / MB} MB, run ${i + 1}/${ctx.runs}`);
-      const { result, growth } = await withRss(ctx.gatewayPid, () => fetchDiscard(url(t), key(t), ctx.signal, Infinity, 60_000));
+    const key = (t: Target) => (t.name === 'direct' ? undefined : t.key);
+    const pid = (t: Target) => (t.name === 'gateway' ? ctx.gatewayPid : t.name === 'bare' ? ctx.barePid : undefined);
+    // Warm-up, not recorded: JIT on every side, keep-alive connections (the client's to each target, the proxies' upstream).
+    for (const t of [ctx.gateway, ctx.bare, ctx.direct]) await fetchDiscard(url(t), key(t), ctx.signal, Infinity, 30_000);
+    // A download takes well under a second, so a few more runs than elsewhere cost little and steady the medians.
+    const n = Math.max(ctx.runs, minRuns);
+    const runs = await interleaved3({ ...ctx, runs: n }, async (t, i): Promise<Run> => {
+      ctx.log(`download: ${t.name} ${size / MB} MB, run ${i + 1}/${n}`);
+      const p = pid(t);
+      const fetch = () => fetchDiscard(url(t), key(t), ctx.signal, Infinity, 60_000);
+      const cpu0 = p === undefined ? NaN : cpuSeconds(p);
+      const { result, growth } = p === undefined ? { result: await fetch(), growth: NaN } : await withRss(p, fetch);
+      const cpuMs = p === undefined ? NaN : (cpuSeconds(p) - cpu0) * 1000;
       if (result.bytes !== size) throw new Error(`${t.name}: read ${result.bytes} of ${size} bytes`);
-      return { mbps: result.bytes / MB / result.seconds, rssGrowth: t.name === 'gateway' ? growth : NaN };
+      return { mbps: result.bytes / MB / result.seconds, rssGrowth: growth, cpuMsPer100MB: (cpuMs * 100 * MB) / result.bytes };
     });
-    ctx.log('download: slow client (20 MB/s, gives up after 3 s)');
-    const slow = await withRss(ctx.gatewayPid, () => fetchDiscard(url(ctx.gateway), key(ctx.gateway), ctx.signal, 20 * MB, 3000));
-    const g = median(runs.gateway.map((r) => r.mbps));
-    const d = median(runs.direct.map((r) => r.mbps));
-    const ratio = g / d;
-    const grow = median(runs.gateway.map((r) => r.rssGrowth)) / MB;
-    const slowGrow = slow.growth / MB;
+    const slow = async (t: Target) => {
+      ctx.log(`download: ${t.name} slow client (20 MB/s, gives up after 3 s)`);
+      return withRss(pid(t)!, () => fetchDiscard(url(t), key(t), ctx.signal, 20 * MB, 3000));
+    };
+    const slowG = await slow(ctx.gateway);
+    const slowB = await slow(ctx.bare);
+    const mbps = (rs: Run[]) => rs.map((r) => r.mbps);
+    const g = median(mbps(runs.gateway));
+    const d = median(mbps(runs.direct));
+    const ratio = pairedRatio(mbps(runs.gateway), mbps(runs.bare));
+    const grow = (rs: Run[]) => median(rs.map((r) => r.rssGrowth)) / MB;
+    const growG = grow(runs.gateway);
+    const cpu = (rs: Run[]) => median(rs.map((r) => r.cpuMsPer100MB));
+    const ratioRow: Row = {
+      metric: 'throughput, MB/s (gateway ÷ bare)', target: `≥ ${ratioTarget}× bare`,
+      gateway: fmt(g, 0), bare: fmt(median(mbps(runs.bare)), 0), direct: fmt(d, 0), vsBare: fmtRatio(ratio),
+      delta: `${fmt((g / d - 1) * 100, 1)} %`, pass: ratio >= ratioTarget,
+    };
+    const rssRow: Row = {
+      metric: 'peak RSS growth during a full-speed download', target: `≤ ${rssTarget} MB (gateway)`,
+      gateway: fmt(growG, 1, ' MB'), bare: fmt(grow(runs.bare), 1, ' MB'), pass: growG <= rssTarget,
+    };
+    const slowGrow = slowG.growth / MB;
+    const foreign = foreignLoadReport(runs.foreign);
     return {
       title: `Video download (${size / MB} MB veo3 result, streamed and discarded by the client)`,
       rows: [
-        { metric: 'throughput, MB/s', target: '≥ 50 % of direct', gateway: fmt(g, 0), direct: fmt(d, 0), delta: `${fmt((ratio - 1) * 100, 1)} %`, pass: ratio >= 0.5 },
-        { metric: 'gateway peak RSS growth during a full-speed download', target: '≤ 16 MB', gateway: fmt(grow, 1, ' MB'), pass: grow <= 16 },
-        { metric: `gateway peak RSS growth, slow client (20 MB/s, leaves after 3 s; read ${fmt(slow.result.bytes / MB, 0)} MB)`, target: '≤ 16 MB', gateway: fmt(slowGrow, 1, ' MB'), pass: slowGrow <= 16 },
+        ratioRow,
+        {
+          metric: 'CPU per 100 MB (gateway ÷ bare)',
+          gateway: fmt(cpu(runs.gateway), 0, ' ms'), bare: fmt(cpu(runs.bare), 0, ' ms'),
+          vsBare: fmtRatio(pairedRatio(runs.gateway.map((r) => r.cpuMsPer100MB), runs.bare.map((r) => r.cpuMsPer100MB))),
+        },
+        rssRow,
+        {
+          metric: `peak RSS growth, slow client (20 MB/s, leaves after 3 s; read ${fmt(slowG.result.bytes / MB, 0)} MB via the gateway, ${fmt(slowB.result.bytes / MB, 0)} MB via bare)`,
+          target: `≤ ${rssTarget} MB (gateway)`, gateway: fmt(slowGrow, 1, ' MB'), bare: fmt(slowB.growth / MB, 1, ' MB'), pass: slowGrow <= rssTarget,
+        },
+        ...foreign.rows,
+      ],
+      headline: [
+        { ...ratioRow, metric: `download, ${size / MB} MB at full speed: MB/s (gateway ÷ bare)` },
+        { ...rssRow, metric: `download, ${size / MB} MB at full speed: peak RSS growth (gateway)` },
       ],
       perRun: {
-        'gateway MB/s': runs.gateway.map((r) => r.mbps), 'direct MB/s': runs.direct.map((r) => r.mbps),
-        'gateway RSS growth MB': runs.gateway.map((r) => r.rssGrowth / MB),
+        'gateway MB/s': mbps(runs.gateway), 'bare MB/s': mbps(runs.bare), 'direct MB/s': mbps(runs.direct),
+        'gateway RSS growth MB': runs.gateway.map((r) => r.rssGrowth / MB), 'bare RSS growth MB': runs.bare.map((r) => r.rssGrowth / MB),
+        'gateway CPU ms per 100 MB': runs.gateway.map((r) => r.cpuMsPer100MB), 'bare CPU ms per 100 MB': runs.bare.map((r) => r.cpuMsPer100MB),
+        ...foreign.perRun,
       },
       notes: [
-        'Gateway: `GET /v1/videos/{id}/content`; direct: the same file from the simulator\'s `GET /files/<name>`. One task for all runs, after one unrecorded gateway download.',
-        'RSS: the gateway\'s VmRSS sampled every 50 ms during each download; growth = peak − the value just before it.',
+        `Gateway: \`GET /v1/videos/{id}/content\`; bare and direct: the same file at the simulator's \`GET /files/<name>\` (through the bare pass-through, and straight). One task for all runs, after one unrecorded download from each target; gateway, bare and direct interleaved run by run, ${n} runs (at least ${minRuns}, whatever --runs says: a run takes about a second).`,
+        `Gateway ÷ bare = the median of the per-run MB/s ratios; the issue's target ≥ ${ratioTarget}× replaces the old "≥ 50 % of direct". "gateway − direct" is the gateway's MB/s against direct's, in %.`,
+        'CPU per 100 MB: utime + stime of the proxy under test during its download (all threads), per 100 MB moved. The client and the simulator share CPU 1, and on this rig they cap a download at roughly what direct reaches; a proxy that needs less than the whole of CPU 0 at that rate does not set the pace, so MB/s then hides its cost and this row shows it.',
+        'RSS: VmRSS of the proxy under test (the gateway in gateway runs, the bare proxy in bare runs) sampled every 50 ms during each download; growth = peak − the value just before it. The target is the gateway\'s; the bare proxy\'s is for reference, and shows the measurement\'s floor: a piping Node process holds read buffers already passed on until V8\'s next collection (which external memory, not the heap, triggers), so even the bare proxy\'s growth varies from 0 to tens of MB between runs.',
+        ...foreign.notes,
       ],
     };
   },
