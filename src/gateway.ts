@@ -14,6 +14,7 @@ import { BodyBudget } from './http/body-budget.js';
 import type { BodyLimits } from './http/read-body.js';
 import type { RequestContext } from './pipeline/context.js';
 import { Conversations } from './store/conversations.js';
+import { InFlight } from './http/in-flight.js';
 
 export class Gateway {
   runtime!: Runtime;
@@ -26,7 +27,7 @@ export class Gateway {
   readonly callbacks: CallbackDelivery;
   readonly conversations: Conversations;
   /** Requests being served (downloads and streams included); a stop waits for them, then cuts what is left. */
-  readonly active = new Set<RequestContext>();
+  readonly active = new InFlight<RequestContext>();
   /** Memory held by request bodies, all requests together. */
   readonly bodies = new BodyBudget(() => this.runtime.server.max_body_memory_bytes);
 

@@ -39,6 +39,8 @@ export interface RequestContext {
   cleanup: (() => void)[];
   /** The status logged and counted when it differs from the one sent (499 client gone, 502 body cut). */
   logStatus?: number;
+  /** Its place among the requests in flight (InFlight), -1 when not there. */
+  slot: number;
 }
 
 let counter = 0;
@@ -50,8 +52,14 @@ export function newRequestId(): string {
   return `req_${prefix}${Date.now().toString(36)}${counter.toString(36)}`;
 }
 
+/** Every field is present from the start, so every context has one shape however a request goes (fast property access). */
 export function newContext(method: string, url: string): RequestContext {
-  return { id: newRequestId(), started: performance.now(), method, url, params: {}, attempts: [], upstreamMs: 0, abort: new Abort(), cleanup: [] };
+  return {
+    id: newRequestId(), started: performance.now(), method, url, route: undefined, params: {}, token: undefined, model: undefined,
+    channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, charged: undefined,
+    uncharged: undefined, errorCode: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
+    logStatus: undefined, slot: -1,
+  };
 }
 
 /** The gateway's own share of the time so far: the `x-switchyard-added-ms` header and the metric. */
