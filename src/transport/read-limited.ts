@@ -25,6 +25,7 @@ export function readLimited(stream: Readable, maxBytes: number, idleMs?: number)
     });
     stream.once('end', () => { clearTimeout(timer); resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)); });
     stream.once('error', (e) => { clearTimeout(timer); reject(e); });
-    stream.once('close', () => { clearTimeout(timer); reject(new Error('upstream body ended early')); });
+    // After a clean end 'close' follows too: an Error (with its stack) is made only when the body really was cut.
+    stream.once('close', () => { clearTimeout(timer); if (!stream.readableEnded) reject(new Error('upstream body ended early')); });
   });
 }
