@@ -28,14 +28,59 @@ export interface Logging {
  */
 export function createLogging(redactor: Redactor, dest?: Destination, level = process.env.LOG_LEVEL ?? 'info'): Logging {
   const file = process.env.SWITCHYARD_LOG_FILE;
-  const inner: Destination = dest ?? pino.destination({ dest: file ?? 1, sync: Boolean(file), mkdir: Boolean(file), minLength: 8192, periodicFlush: 200 });
-  const out: Destination = {
+  const inner: Destination = dest ?? pino.destination({ dest: file ?? 1, sync: Boolean(file), mkdir: Boolean(file) });
+  const out = dest ? redacted(inner, redactor) : new BlockWriter(inner, redactor, 8192, 200);
+  const log = pino({ level, redact, base: { pid: process.pid } }, out as never);
+  return { log, write: (line) => { out.write(line); }, flush: (withinMs) => flushWithin(out, withinMs) };
+}
+
+/** A caller's own destination (tests) sees every line at once, redacted. */
+function redacted(inner: Destination, redactor: Redactor): Destination {
+  return {
     write: (line) => inner.write(redactor.text(line)),
     flush: (cb) => (inner.flush ? inner.flush(cb) : cb?.()),
     flushSync: () => inner.flushSync?.(),
   };
-  const log = pino({ level, redact, base: { pid: process.pid } }, out as never);
-  return { log, write: (line) => { out.write(line); }, flush: (withinMs) => flushWithin(out, withinMs) };
+}
+
+/**
+ * Collects lines and hands the destination one string per block, redacted once. sonic-boom's own `minLength`
+ * buffering measures its growing buffer on every line, which flattens it each time: kilobytes copied per request.
+ */
+class BlockWriter implements Destination {
+  private lines: string[] = [];
+  private size = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly inner: Destination, private readonly redactor: Redactor, private readonly blockBytes: number, periodMs: number) {
+    this.timer = setInterval(() => this.drain(), periodMs);
+    this.timer.unref();
+  }
+
+  write(line: string): void {
+    this.lines.push(line);
+    this.size += line.length;
+    if (this.size >= this.blockBytes) this.drain();
+  }
+
+  flush(cb?: (err?: Error) => void): void {
+    this.drain();
+    if (this.inner.flush) this.inner.flush(cb);
+    else cb?.();
+  }
+
+  flushSync(): void {
+    this.drain();
+    this.inner.flushSync?.();
+  }
+
+  private drain(): void {
+    if (!this.lines.length) return;
+    const block = this.lines.join('');
+    this.lines = [];
+    this.size = 0;
+    this.inner.write(this.redactor.text(block));
+  }
 }
 
 function flushWithin(d: Destination, ms: number): Promise<void> {
