@@ -32,7 +32,8 @@ export function send(t: Target, signal?: Signal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) { reject(new UpstreamFailure('network', 'client closed the connection')); return; }
     const request = t.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const up = request(t.url, { method: t.method, agent: t.agent, headers: { ...t.headers, host: t.url.host } });
+    t.headers.host = t.url.host;
+    const up = request({ ...wireOf(t.url), method: t.method, agent: t.agent, headers: t.headers });
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
     const settle = () => { settled = true; clearTimeout(timer); signal?.removeEventListener('abort', onAbort); };
@@ -51,6 +52,19 @@ export function send(t: Target, signal?: Signal): Promise<IncomingMessage> {
     if (isStreamBody(t.body)) pipeline(t.body.open(), up).catch((err: Error) => up.destroy(err));
     else up.end(t.body);
   });
+}
+
+interface Wire { protocol: string; hostname: string; port: string; path: string }
+// What http.request would derive from the URL on every call (urlToHttpOptions); target URLs repeat, so once each.
+const wires = new WeakMap<URL, Wire>();
+function wireOf(url: URL): Wire {
+  let w = wires.get(url);
+  if (!w) {
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    w = { protocol: url.protocol, hostname, port: url.port, path: `${url.pathname}${url.search}` };
+    wires.set(url, w);
+  }
+  return w;
 }
 
 const connectCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPRIVATE']);
