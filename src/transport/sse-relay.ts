@@ -30,10 +30,14 @@ export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: R
       if (why !== 'eof') upstream.destroy();
       resolve(why);
     };
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => finish('idle_timeout'), idleMs);
+    // One timer per stream, pushed back only when it fires early: re-arming it per chunk costs more than the chunk.
+    let lastData = Date.now();
+    const check = () => {
+      const idle = Date.now() - lastData;
+      if (idle < idleMs) timer = setTimeout(check, idleMs - idle);
+      else finish('idle_timeout');
     };
+    const arm = () => { lastData = Date.now(); };
     const write = (out: string) => {
       if (out && !res.write(out)) {
         upstream.pause();
@@ -70,7 +74,7 @@ export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: R
     function onAbort() { finish(opts.signal.reason === 'shutdown' ? 'cut' : 'client_gone'); }
     if (opts.signal.aborted) return onAbort();
     opts.signal.addEventListener('abort', onAbort, { once: true });
-    arm();
+    timer = setTimeout(check, idleMs);
   });
 }
 
