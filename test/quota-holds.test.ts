@@ -19,7 +19,7 @@ function open(file: string, o: Partial<HeldQuotaOptions> = {}): { q: HeldQuota; 
   const db = openStateDb(file);
   const ledger = new SqliteQuotaLedger(db);
   const errors: string[] = [];
-  const q = new HeldQuota(ledger, new SqliteHolds(db), { flushMs: 20, staleMs: 15_000, idleMs: 10_000, onError: (m) => errors.push(m), ...o });
+  const q = new HeldQuota(ledger, new SqliteHolds(db, ledger.rollup), { flushMs: 20, staleMs: 15_000, idleMs: 10_000, onError: (m) => errors.push(m), ...o });
   return { q, ledger, db, errors };
 }
 
@@ -102,7 +102,7 @@ test('a process that dies holding quota: its in-flight reservation is refunded, 
     import { SqliteHolds } from ${JSON.stringify(new URL('../src/store/sqlite-holds.js', import.meta.url).href)};
     import { HeldQuota } from ${JSON.stringify(new URL('../src/store/held-quota.js', import.meta.url).href)};
     const db = openStateDb(${JSON.stringify(file)});
-    const q = new HeldQuota(new SqliteQuotaLedger(db), new SqliteHolds(db), { flushMs: 60000, staleMs: 15000, idleMs: 10000, onError() {} });
+    const q = (() => { const l = new SqliteQuotaLedger(db); return new HeldQuota(l, new SqliteHolds(db, l.rollup), { flushMs: 60000, staleMs: 15000, idleMs: 10000, onError() {} }); })();
     for (const r of ['x1', 'x2', 'x3', 'x4']) await q.reserve('acct', r, 100, 'request');
     await q.settle('acct', 'x1', 100, 30);
     await q.settle('acct', 'x2', 100, 20);

@@ -15,14 +15,15 @@ let redis: RedisServer | undefined;
 before(async () => { if (!skip) redis = await startRedis(); });
 after(async () => { await redis?.stop(); });
 
-function sqliteMaker(): StoreMaker {
+/** `quotaFlushMs` 0: every quota movement written through, instead of the request holds of the default. */
+function sqliteMaker(quotaFlushMs?: number): StoreMaker {
   let uri = '';
   return {
     async fresh() {
       uri = `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-contract-')), 'store.sqlite')}`;
-      return openStore(uri);
+      return openStore(uri, { quotaFlushMs });
     },
-    again: () => openStore(uri),
+    again: () => openStore(uri, { quotaFlushMs }),
   };
 }
 
@@ -44,6 +45,7 @@ function redisMaker(): StoreMaker {
 }
 
 quotaContract('sqlite', sqliteMaker());
+quotaContract('sqlite write-through', sqliteMaker(0));
 quotaContract('redis', redisMaker(), { skip });
 taskIndexContract('sqlite', sqliteMaker());
 taskIndexContract('redis', redisMaker(), { skip });

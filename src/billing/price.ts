@@ -19,6 +19,12 @@ export function reportedUsage(answer: unknown): Usage | undefined {
   return prompt === undefined || completion === undefined ? undefined : { prompt_tokens: prompt, completion_tokens: completion };
 }
 
+/** What the model is priced per besides tokens, for usage reports: seconds of media, else calls × units; 0 for token prices. */
+export function billedUnits(model: Model, inputs: PriceInputs): number {
+  if (model.price.per_second) return secondsToCharge(model, inputs);
+  return model.price.per_call && !tokenPriced(model) ? inputs.units : 0;
+}
+
 export function charge(model: Model, usage: Usage): number {
   const p = model.price;
   const tokens = (usage.prompt_tokens * (p.input_per_mtok ?? 0) + usage.completion_tokens * (p.output_per_mtok ?? 0)) / 1e6;

@@ -6,7 +6,7 @@ import { GatewayError } from '../http/errors.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import type { Usage } from '../pipeline/context.js';
 import { newTaskId } from '../tasks/task-record.js';
-import { charge } from './price.js';
+import { billedUnits, charge } from './price.js';
 
 /** `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. */
 export interface Hold { account: string; id: string; amount: number; durable: boolean; at: number }
@@ -20,7 +20,8 @@ export async function reserve(ex: Exchange, p: Priced, scope: 'request' | 'durab
   if (!Number.isSafeInteger(p.amount) || p.amount < 0) throw new GatewayError('invalid_request', 'The request asks for more than can be priced');
   const hold: Hold = { account: p.token.id, id: scope === 'durable' ? newTaskId() : ctx.id, amount: p.amount, durable: scope === 'durable', at: Date.now() };
   if (hold.durable) await openSlot(ex, p, hold.id);
-  if (!(await g.store.quota.reserve(hold.account, hold.id, hold.amount, scope))) {
+  const tags = { user: p.token.user, model: p.model, route: p.route.id, units: billedUnits(p.price, p.inputs) };
+  if (!(await g.store.quota.reserve(hold.account, hold.id, hold.amount, scope, tags))) {
     if (hold.durable) await g.store.tasks.close(hold.id);
     const balance = await g.store.quota.balance(hold.account);
     throw new GatewayError('insufficient_user_quota', `Insufficient quota: this request may cost up to ${hold.amount}, balance is ${balance ?? 0}`);
@@ -41,7 +42,8 @@ async function openSlot(ex: Exchange, p: Priced, id: string): Promise<void> {
 export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): Promise<void> {
   if (bill === 'deferred') return;
   const actual = typeof bill === 'number' ? bill : bill ? charge(p.price, bill) : 0;
-  const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual);
+  const usage = typeof bill === 'object' ? { prompt_tokens: bill.prompt_tokens, completion_tokens: bill.completion_tokens } : {};
+  const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, { channel: ex.ctx.channel, ...usage });
   ex.ctx.charged = settled.charged;
   if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;
 }
@@ -55,7 +57,7 @@ export async function release(ex: Exchange, hold: Hold): Promise<void> {
   ctx.charged = 0;
   if (hold.durable && ctx.abort.signal.reason === 'shutdown') return;
   try {
-    await g.store.quota.refund(hold.account, hold.id, hold.amount);
+    await g.store.quota.refund(hold.account, hold.id, hold.amount, { channel: ctx.channel });
     if (!hold.durable) return;
     await g.store.tasks.close(hold.id);
     await g.tasks.delete(hold.id);

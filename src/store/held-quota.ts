@@ -15,7 +15,8 @@
 // Task reservations outlive a process, so they are `durable`: written through to the ledger at once.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clampCharge, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import type { UsageQuery, UsageRow } from './usage.js';
 
 /** Where holds live; every call is one atomic step in the shared store. */
 export interface HoldBackend {
@@ -47,8 +48,12 @@ export interface HeldQuotaOptions {
 }
 
 interface Held { free: number; inflight: number; unflushed: number; spent: number; rate: number; usedAt: number }
-interface Open { account: string; amount: number; at: number; orphan: boolean }
-interface Closed { request: string; account: string; reserved: number; charged: number; uncharged: number; kind: string; reservedAt: number; at: number }
+interface Open { account: string; amount: number; at: number; orphan: boolean; tags?: EntryTags }
+interface Closed {
+  request: string; account: string; reserved: number; charged: number; uncharged: number; kind: string; reservedAt: number; at: number;
+  /** The reservation's tags (who, what) and the close's (channel, usage). */
+  reserveTags: EntryTags; closeTags: EntryTags;
+}
 
 const WAITS = 4; // flush intervals a refused reservation waits for other processes to give back their slices
 
@@ -68,7 +73,12 @@ export class HeldQuota implements QuotaLedger {
   }
 
   createAccount(account: string, initial: number): Promise<void> { return this.inner.createAccount(account, initial); }
-  topup(account: string, amount: number, ref: string): Promise<void> { return this.inner.topup(account, amount, ref); }
+  topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<void> { return this.inner.topup(account, amount, ref, tags); }
+
+  async usage(q: UsageQuery): Promise<UsageRow[]> {
+    this.flush();
+    return this.inner.usage(q);
+  }
 
   /** The account plus every hold on it, less what this process has reserved or charged but not yet written. */
   async balance(account: string): Promise<number | undefined> {
@@ -83,8 +93,8 @@ export class HeldQuota implements QuotaLedger {
     return this.inner.entries(account);
   }
 
-  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable'): Promise<boolean> {
-    if (scope === 'durable') return this.reserveDurable(account, request, amount);
+  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<boolean> {
+    if (scope === 'durable') return this.reserveDurable(account, request, amount, tags);
     if (this.open.has(request)) return true;
     amount = Math.round(amount);
     for (let wait = 0; ; wait++) {
@@ -93,7 +103,7 @@ export class HeldQuota implements QuotaLedger {
         h.free -= amount;
         h.inflight += amount;
         h.usedAt = Date.now();
-        this.open.set(request, { account, amount, at: h.usedAt, orphan: false });
+        this.open.set(request, { account, amount, at: h.usedAt, orphan: false, tags });
         return true;
       }
       const got = this.holds.grab(this.owner, account, amount - h.free, amount - h.free + Math.max(8 * amount, 2 * h.rate), Date.now());
@@ -103,18 +113,18 @@ export class HeldQuota implements QuotaLedger {
     }
   }
 
-  async settle(account: string, request: string, reserved: number, actual: number): Promise<Settled> {
+  async settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
     const o = this.open.get(request);
-    if (!o) return this.inner.settle(account, request, reserved, actual);
+    if (!o) return this.inner.settle(account, request, reserved, actual, tags);
     const settled = clampCharge(o.amount, actual);
-    this.closeRequest(request, o, 'settle', settled);
+    this.closeRequest(request, o, 'settle', settled, tags);
     return settled;
   }
 
-  async refund(account: string, request: string, reserved: number): Promise<void> {
+  async refund(account: string, request: string, reserved: number, tags?: CloseTags): Promise<void> {
     const o = this.open.get(request);
-    if (!o) return this.inner.refund(account, request, reserved);
-    this.closeRequest(request, o, 'refund', { charged: 0, uncharged: 0 });
+    if (!o) return this.inner.refund(account, request, reserved, tags);
+    this.closeRequest(request, o, 'refund', { charged: 0, uncharged: 0 }, tags);
   }
 
   openOwners(): Promise<string[]> { return this.inner.openOwners(); }
@@ -150,8 +160,8 @@ export class HeldQuota implements QuotaLedger {
     const rows: LedgerEntry[] = [];
     for (const c of batch) {
       spent.set(c.account, (spent.get(c.account) ?? 0) + c.charged);
-      rows.push({ entry: `${c.request}:reserve`, account: c.account, request: c.request, kind: 'reserve', amount: c.reserved, at: c.reservedAt },
-        { entry: `${c.request}:close`, account: c.account, request: c.request, kind: c.kind, amount: c.charged - c.reserved, at: c.at, uncharged: c.uncharged });
+      rows.push({ ...c.reserveTags, entry: `${c.request}:reserve`, account: c.account, request: c.request, kind: 'reserve', amount: c.reserved, at: c.reservedAt },
+        { ...c.closeTags, entry: `${c.request}:close`, account: c.account, request: c.request, kind: c.kind, amount: c.charged - c.reserved, at: c.at, uncharged: c.uncharged });
     }
     let ok: boolean;
     try {
@@ -169,10 +179,14 @@ export class HeldQuota implements QuotaLedger {
     }
   }
 
-  private closeRequest(request: string, o: Open, kind: string, { charged, uncharged }: Settled): void {
+  private closeRequest(request: string, o: Open, kind: string, { charged, uncharged }: Settled, tags?: CloseTags): void {
     this.open.delete(request);
     const at = Date.now();
-    const c: Closed = { request, account: o.account, reserved: o.amount, charged, uncharged, kind, reservedAt: o.at, at };
+    const reserveTags = { user: o.tags?.user, model: o.tags?.model, route: o.tags?.route, units: o.tags?.units };
+    const c: Closed = {
+      request, account: o.account, reserved: o.amount, charged, uncharged, kind, reservedAt: o.at, at,
+      reserveTags, closeTags: closeTags(reserveTags, tags, charged),
+    };
     if (o.orphan) { this.late.push(lateRow(c)); return; }
     const h = this.held.get(o.account)!;
     h.inflight -= o.amount;
@@ -243,9 +257,9 @@ export class HeldQuota implements QuotaLedger {
     }
   }
 
-  private async reserveDurable(account: string, request: string, amount: number): Promise<boolean> {
+  private async reserveDurable(account: string, request: string, amount: number, tags?: EntryTags): Promise<boolean> {
     for (let wait = 0; ; wait++) {
-      if (await this.inner.reserve(account, request, amount)) return true;
+      if (await this.inner.reserve(account, request, amount, 'durable', tags)) return true;
       const h = this.held.get(account);
       if (h && h.free > 0) { // this process's own slice is still the account's money
         this.holds.release(this.owner, account, h.free, Date.now());
@@ -294,4 +308,4 @@ export class HeldQuota implements QuotaLedger {
 }
 
 const lateRow = (c: Closed): LedgerEntry =>
-  ({ entry: `${c.request}:close`, account: c.account, request: c.request, kind: 'late_charge', amount: c.charged, at: c.at });
+  ({ ...c.closeTags, entry: `${c.request}:close`, account: c.account, request: c.request, kind: 'late_charge', amount: c.charged, at: c.at });

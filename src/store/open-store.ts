@@ -81,7 +81,7 @@ async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
   const staleMs = staleOwnerMs();
   const instances = new SqliteInstances(state, instance, staleMs);
   // With holds, the hold owner's flushes are this process's heartbeat; write-through needs a beat of its own.
-  const held = flushMs > 0 ? new HeldQuota(ledger, new SqliteHolds(state), { owner: instance, flushMs, staleMs, idleMs: 10_000, onError }) : undefined;
+  const held = flushMs > 0 ? new HeldQuota(ledger, new SqliteHolds(state, ledger.rollup), { owner: instance, flushMs, staleMs, idleMs: 10_000, onError }) : undefined;
   if (held) held.begin();
   else instances.startBeating();
   const quota: QuotaLedger = held ?? ledger;

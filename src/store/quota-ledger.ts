@@ -1,8 +1,32 @@
-// The quota ledger contract: reserve → settle | refund, each entry keyed so nothing is charged twice.
-export interface LedgerEntry {
+// The quota ledger contract: reserve → settle | refund, each entry keyed so nothing is charged twice, and each
+// tagged with what it was for (user, model, route, channel, usage), so spending can be reported without guessing.
+import type { UsageQuery, UsageRow } from './usage.js';
+
+/** What an entry is for: known when the money is reserved (user, model, route) and when it is closed (the rest). */
+export interface EntryTags {
+  user?: string | null; model?: string | null; route?: string | null; channel?: string | null;
+  prompt_tokens?: number | null; completion_tokens?: number | null;
+  /** What the model is priced per besides tokens: seconds of video, images, calls. */
+  units?: number | null;
+}
+
+/** Known when a request is closed: the channel that served it and what it used. */
+export type CloseTags = Pick<EntryTags, 'channel' | 'prompt_tokens' | 'completion_tokens' | 'units'>;
+
+export interface LedgerEntry extends EntryTags {
   entry: string; account: string; request: string; kind: string; amount: number; at: number;
   /** On a settle: usage beyond the reservation that was not charged (the charge is capped at the reservation). */
   uncharged?: number;
+}
+
+/** The tags every entry carries, null when unknown (a topup has no model; a refund by recovery no channel). */
+export const tagNames = ['user', 'model', 'route', 'channel', 'prompt_tokens', 'completion_tokens', 'units'] as const;
+
+export function tagsOf(t: EntryTags | undefined): Required<{ [K in keyof EntryTags]: EntryTags[K] | null }> {
+  return {
+    user: t?.user ?? null, model: t?.model ?? null, route: t?.route ?? null, channel: t?.channel ?? null,
+    prompt_tokens: t?.prompt_tokens ?? null, completion_tokens: t?.completion_tokens ?? null, units: t?.units ?? null,
+  };
 }
 
 /**
@@ -13,7 +37,10 @@ export interface LedgerEntry {
 export type ReserveScope = 'request' | 'durable';
 
 /** A reservation not yet settled or refunded, and the gateway process (owner) that holds it. */
-export interface OpenReservation { request: string; account: string; amount: number; owner: string; scope: ReserveScope; at: number }
+export interface OpenReservation {
+  request: string; account: string; amount: number; owner: string; scope: ReserveScope; at: number;
+  user?: string | null; model?: string | null; route?: string | null; units?: number | null;
+}
 
 /** What a settle moved: the charge (never above the reservation) and the usage beyond it that was not charged. */
 export interface Settled { charged: number; uncharged: number }
@@ -22,16 +49,20 @@ export interface QuotaLedger {
   createAccount(account: string, initial: number): Promise<void>;
   balance(account: string): Promise<number | undefined>;
   /** Takes `amount` atomically; false when the balance cannot cover it. Repeating a request id is a no-op that returns true. */
-  reserve(account: string, request: string, amount: number, scope?: ReserveScope): Promise<boolean>;
+  reserve(account: string, request: string, amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<boolean>;
   /**
    * Turns the reservation into the final charge: `actual` clamped to [0, reserved], so no charge ever exceeds
-   * its reservation; the rest of `actual` is recorded as `uncharged`. Once per request.
+   * its reservation; the rest of `actual` is recorded as `uncharged`. Once per request. The close entry carries the
+   * reservation's tags and `tags`.
    */
-  settle(account: string, request: string, reserved: number, actual: number): Promise<Settled>;
+  settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled>;
   /** Returns the whole reservation. Once per request, and never after a settle. */
-  refund(account: string, request: string, reserved: number): Promise<void>;
-  topup(account: string, amount: number, ref: string): Promise<void>;
+  refund(account: string, request: string, reserved: number, tags?: CloseTags): Promise<void>;
+  /** `tags.route` says where the money came from (the CLI, the admin API). */
+  topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<void>;
   entries(account: string): Promise<LedgerEntry[]>;
+  /** Closed requests summed by the query's grouping (kept per hour, so `from` and `to` count by whole hours). */
+  usage(q: UsageQuery): Promise<UsageRow[]>;
   /** Owners holding reservations that are still open (whatever their scope). */
   openOwners(): Promise<string[]>;
   /** The open reservations of one owner (a process's id, see Store.instance). */
@@ -47,4 +78,14 @@ export function clampCharge(reserved: number, actual: number): Settled {
   const want = Math.max(0, Math.round(Number.isFinite(actual) ? actual : 0));
   const charged = Math.min(want, Math.max(0, Math.round(reserved)));
   return { charged, uncharged: want - charged };
+}
+
+/** A close entry's tags: who and what from the reservation, the rest from the close; usage only where something was charged. */
+export function closeTags(r: Pick<OpenReservation, 'user' | 'model' | 'route' | 'units'>, t: CloseTags | undefined, charged: number): EntryTags {
+  const used = charged > 0 || Boolean(t?.prompt_tokens || t?.completion_tokens);
+  return {
+    user: r.user, model: r.model, route: r.route, channel: t?.channel,
+    prompt_tokens: used ? t?.prompt_tokens : undefined, completion_tokens: used ? t?.completion_tokens : undefined,
+    units: charged > 0 ? t?.units ?? r.units : undefined,
+  };
 }

@@ -1,23 +1,44 @@
 // Quota ledger in Redis: each movement is one Lua script that checks and moves the balance atomically.
 // Open reservations are kept too (`sy:quota:open:…`, with the process that holds them), so a sweep can refund
 // the reservations of a process that died and a settle never trusts its caller for the amount.
-import { clampCharge, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { LuaScript, type RedisClient } from './redis-client.js';
+import { groupCells, hourMs, hoursOf, type RollupDelta, type UsageQuery, type UsageRow } from './usage.js';
 
 const P = 'sy:quota:';
 // Keys, named inside the scripts (one Redis node, not Redis Cluster, as for the task index):
 //   bal:<account>  balance · log:<account>  entries as JSON · entry:<entry>  marker holding the entry
 //   open:req:<request>  the open reservation · open:own:<owner>  its requests · open:owners  owners with any
+//   usage:h:<hour>  the usage rollup of one hour: field <account>␟<model>␟<route>␟<channel>␟<user>␟<total> → number
+//   usage:hours  the hours that have any (a sorted set, scored by hour)
+// Tags travel as strings, '' for none; an entry's JSON leaves out the ones it does not have.
 const lib = `
 local P = '${P}'
-local function row(entry, account, request, kind, amount, at, uncharged)
-  local r = cjson.encode({entry = entry, account = account, request = request, kind = kind, amount = amount, at = at, uncharged = uncharged})
+local function tag(v) if v == nil or v == '' then return nil end return v end
+local function num(v) if v == nil or v == '' then return nil end return tonumber(v) end
+local function row(entry, account, request, kind, amount, at, uncharged, t)
+  t = t or {}
+  local r = cjson.encode({entry = entry, account = account, request = request, kind = kind, amount = amount, at = at, uncharged = uncharged,
+    user = t.user, model = t.model, route = t.route, channel = t.channel, prompt_tokens = t.prompt_tokens,
+    completion_tokens = t.completion_tokens, units = t.units})
   redis.call('SET', P .. 'entry:' .. entry, r)
   redis.call('RPUSH', P .. 'log:' .. account, r)
 end
+local function rollup(account, at, t, charged, uncharged)
+  local hour = math.floor(at / ${hourMs})
+  local cell = account .. '\\31' .. (t.model or '') .. '\\31' .. (t.route or '') .. '\\31' .. (t.channel or '') .. '\\31' .. (t.user or '') .. '\\31'
+  local key = P .. 'usage:h:' .. hour
+  redis.call('HINCRBY', key, cell .. 'requests', 1)
+  if t.prompt_tokens then redis.call('HINCRBY', key, cell .. 'prompt_tokens', t.prompt_tokens) end
+  if t.completion_tokens then redis.call('HINCRBY', key, cell .. 'completion_tokens', t.completion_tokens) end
+  if t.units then redis.call('HINCRBY', key, cell .. 'units', t.units) end
+  if charged > 0 then redis.call('HINCRBY', key, cell .. 'charged', charged) end
+  if uncharged > 0 then redis.call('HINCRBY', key, cell .. 'uncharged', uncharged) end
+  redis.call('ZADD', P .. 'usage:hours', hour, hour)
+end
 `;
 
-// ARGV: account, request, amount, owner, scope, now. Returns 1 applied (or already applied), 0 not covered, -1 no account.
+// ARGV: account, request, amount, owner, scope, now, user, model, route, units. Returns 1 applied (or already applied), 0 not covered, -1 no account.
 // Redis runs a script with no other command in between: "seen?", "covered?" and the debit are one step.
 const reserve = new LuaScript(`${lib}
 local account, request, amount, owner = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
@@ -26,26 +47,30 @@ local balance = redis.call('GET', P .. 'bal:' .. account)
 if not balance then return -1 end
 if tonumber(balance) < amount then return 0 end
 redis.call('DECRBY', P .. 'bal:' .. account, amount)
-row(request .. ':reserve', account, request, 'reserve', amount, tonumber(ARGV[6]), 0)
-redis.call('SET', P .. 'open:req:' .. request, cjson.encode({request = request, account = account, amount = amount, owner = owner, scope = ARGV[5], at = tonumber(ARGV[6])}))
+local t = {user = tag(ARGV[7]), model = tag(ARGV[8]), route = tag(ARGV[9]), units = num(ARGV[10])}
+row(request .. ':reserve', account, request, 'reserve', amount, tonumber(ARGV[6]), 0, t)
+redis.call('SET', P .. 'open:req:' .. request, cjson.encode({request = request, account = account, amount = amount, owner = owner, scope = ARGV[5], at = tonumber(ARGV[6]),
+  user = t.user, model = t.model, route = t.route, units = t.units}))
 redis.call('SADD', P .. 'open:own:' .. owner, request)
 redis.call('SADD', P .. 'open:owners', owner)
 return 1`);
 
-// ARGV: request, kind (settle|refund), wanted charge, caller's reserved (for reservations older than open rows), now.
-// Returns {charged, uncharged}; a request closed before answers what that close charged.
+// ARGV: request, kind (settle|refund), wanted charge, caller's reserved (for reservations older than open rows), now,
+// channel, prompt_tokens, completion_tokens, units. Returns {charged, uncharged}; a request closed before answers what
+// that close charged.
 const close = new LuaScript(`${lib}
 local request, kind, want, now = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[5])
 local prior = redis.call('GET', P .. 'entry:' .. request .. ':close')
 local open = redis.call('GET', P .. 'open:req:' .. request)
-local amount, account, owner
+local amount, account, owner, by
 if open then
-  local o = cjson.decode(open)
-  amount, account, owner = tonumber(o.amount), o.account, o.owner
+  by = cjson.decode(open)
+  amount, account, owner = tonumber(by.amount), by.account, by.owner
 else
   local r = redis.call('GET', P .. 'entry:' .. request .. ':reserve')
   if not r then return {0, 0} end
-  amount, account = tonumber(ARGV[4]), cjson.decode(r).account
+  by = cjson.decode(r)
+  amount, account = tonumber(ARGV[4]), by.account
 end
 if prior then
   local p = cjson.decode(prior)
@@ -57,7 +82,15 @@ if kind == 'settle' then
   uncharged = want - charged
 end
 redis.call('INCRBY', P .. 'bal:' .. account, amount - charged)
-row(request .. ':close', account, request, kind, charged - amount, now, uncharged)
+-- cjson decodes a JSON null as a sentinel, not nil: only strings are tags.
+local function str(v) if type(v) == 'string' then return v end return nil end
+local function pos(v) local n = num(v) return n ~= nil and n > 0 end
+local used = charged > 0 or pos(ARGV[7]) or pos(ARGV[8])
+local t = {user = str(by.user), model = str(by.model), route = str(by.route), channel = tag(ARGV[6]),
+  prompt_tokens = used and num(ARGV[7]) or nil, completion_tokens = used and num(ARGV[8]) or nil,
+  units = charged > 0 and (num(ARGV[9]) or (type(by.units) == 'number' and by.units or nil)) or nil}
+row(request .. ':close', account, request, kind, charged - amount, now, uncharged, t)
+rollup(account, now, t, charged, uncharged)
 if owner then
   redis.call('DEL', P .. 'open:req:' .. request)
   redis.call('SREM', P .. 'open:own:' .. owner, request)
@@ -65,12 +98,12 @@ if owner then
 end
 return {charged, uncharged}`);
 
-// ARGV: account, entry, amount to credit, now. Returns 1 applied (or already), -1 no account.
+// ARGV: account, entry, amount to credit, now, route, user. Returns 1 applied (or already), -1 no account.
 const topup = new LuaScript(`${lib}
 if redis.call('EXISTS', P .. 'entry:' .. ARGV[2]) == 1 then return 1 end
 if redis.call('EXISTS', P .. 'bal:' .. ARGV[1]) == 0 then return -1 end
 redis.call('INCRBY', P .. 'bal:' .. ARGV[1], ARGV[3])
-row(ARGV[2], ARGV[1], string.sub(ARGV[2], 7), 'topup', -tonumber(ARGV[3]), tonumber(ARGV[4]), 0)
+row(ARGV[2], ARGV[1], string.sub(ARGV[2], 7), 'topup', -tonumber(ARGV[3]), tonumber(ARGV[4]), 0, {route = tag(ARGV[5]), user = tag(ARGV[6])})
 return 1`);
 
 export class RedisQuotaLedger implements QuotaLedger {
@@ -87,30 +120,58 @@ export class RedisQuotaLedger implements QuotaLedger {
     return v === null ? undefined : Number(v);
   }
 
-  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable'): Promise<boolean> {
-    const r = await reserve.run(this.client, [], [account, request, whole(amount), this.owner, scope, Date.now()]);
+  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<boolean> {
+    const r = await reserve.run(this.client, [], [account, request, whole(amount), this.owner, scope, Date.now(), tags?.user ?? '', tags?.model ?? '', tags?.route ?? '', tags?.units ?? '']);
     return Number(r) === 1;
   }
 
-  async settle(_account: string, request: string, reserved: number, actual: number): Promise<Settled> {
+  async settle(_account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
     const want = clampCharge(Number.MAX_SAFE_INTEGER, actual).charged;
-    const [charged, uncharged] = (await close.run(this.client, [], [request, 'settle', want, whole(reserved), Date.now()])) as number[];
+    const [charged, uncharged] = (await close.run(this.client, [], [request, 'settle', want, whole(reserved), Date.now(), ...closeArgs(tags)])) as number[];
     return { charged: Number(charged), uncharged: Number(uncharged) };
   }
 
-  async refund(_account: string, request: string, reserved: number): Promise<void> {
-    await close.run(this.client, [], [request, 'refund', 0, whole(reserved), Date.now()]);
+  async refund(_account: string, request: string, reserved: number, tags?: CloseTags): Promise<void> {
+    await close.run(this.client, [], [request, 'refund', 0, whole(reserved), Date.now(), ...closeArgs(tags)]);
   }
 
-  async topup(account: string, amount: number, ref: string): Promise<void> {
-    if (Number(await topup.run(this.client, [], [account, `topup:${ref}`, whole(amount), Date.now()])) === -1) {
+  async topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<void> {
+    if (Number(await topup.run(this.client, [], [account, `topup:${ref}`, whole(amount), Date.now(), tags?.route ?? '', tags?.user ?? ''])) === -1) {
       throw new Error(`quota_no_account: ${account}`);
     }
   }
 
   async entries(account: string): Promise<LedgerEntry[]> {
     const rows = await this.client.lRange(`${P}log:${account}`, 0, -1);
-    return rows.map((r) => JSON.parse(r) as LedgerEntry);
+    return rows.map((r) => {
+      const e = JSON.parse(r) as LedgerEntry;
+      return { entry: e.entry, account: e.account, request: e.request, kind: e.kind, amount: e.amount, at: e.at, uncharged: e.uncharged ?? 0, ...tagsOf(e) };
+    });
+  }
+
+  /** Reads the rollup hour by hour (one HGETALL each, pipelined) and sums it here. */
+  async usage(q: UsageQuery): Promise<UsageRow[]> {
+    const [first, last] = hoursOf(q);
+    const hours = await this.client.zRangeByScore(`${P}usage:hours`, first, last);
+    const accounts = q.accounts && new Set(q.accounts);
+    const cells: RollupDelta[] = [];
+    const all = await Promise.all(hours.map((h) => this.client.hGetAll(`${P}usage:h:${h}`)));
+    hours.forEach((h, i) => {
+      const byCell = new Map<string, RollupDelta>();
+      for (const [field, value] of Object.entries(all[i])) {
+        const [account, model, route, channel, user, total] = field.split('\u001f');
+        if ((accounts && !accounts.has(account)) || (q.user !== undefined && user !== q.user)) continue;
+        const id = field.slice(0, field.length - total.length);
+        let c = byCell.get(id);
+        if (!c) {
+          c = { account, model, route, channel, user, hour: Number(h), requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+          byCell.set(id, c);
+        }
+        c[total as keyof Pick<RollupDelta, 'requests'>] = Number(value);
+      }
+      cells.push(...byCell.values());
+    });
+    return groupCells(cells, q.groupBy);
   }
 
   async openOwners(): Promise<string[]> {
@@ -129,6 +190,8 @@ export class RedisQuotaLedger implements QuotaLedger {
     return r === null ? undefined : (JSON.parse(r) as OpenReservation);
   }
 }
+
+const closeArgs = (t: CloseTags | undefined) => [t?.channel ?? '', t?.prompt_tokens ?? '', t?.completion_tokens ?? '', t?.units ?? ''];
 
 /** Amounts are whole units; anything else is a bug upstream of the store, refused before it reaches Lua. */
 function whole(amount: number): number {

@@ -3,6 +3,9 @@
 import { hostname } from 'node:os';
 import type { StateDb } from './sqlite-state.js';
 import type { LedgerEntry } from './quota-ledger.js';
+import { entryRow, insertEntry } from './sqlite-quota.js';
+import type { SqliteUsage } from './sqlite-usage.js';
+import { mergeDeltas, rollupOf, type RollupDelta } from './usage.js';
 import type { HoldBackend } from './held-quota.js';
 import { ownersSchema, pidAlive } from './sqlite-instances.js';
 
@@ -16,7 +19,8 @@ export class SqliteHolds implements HoldBackend {
   private readonly tx;
   private readonly host = hostname();
 
-  constructor(private readonly db: StateDb) {
+  /** `rollup`: the ledger's usage rollup, written in the same transaction as the entries it sums. */
+  constructor(private readonly db: StateDb, private readonly rollup: SqliteUsage) {
     db.exec(schema);
     this.s = {
       register: db.prepare('INSERT INTO quota_owners (owner, host, pid, beat_at) VALUES (?, ?, ?, ?) ON CONFLICT(owner) DO UPDATE SET beat_at = excluded.beat_at'),
@@ -33,8 +37,7 @@ export class SqliteHolds implements HoldBackend {
       dropOwner: db.prepare('DELETE FROM quota_owners WHERE owner = ?'),
       heldTotal: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ?').pluck(),
       heldByOthers: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ? AND owner != ?').pluck(),
-      insert: db.prepare(`INSERT INTO quota_ledger (entry, account, request, kind, amount, at, held_by, uncharged) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT(entry) DO NOTHING`),
+      insert: db.prepare(insertEntry(true)),
       want: db.prepare('INSERT INTO quota_wants (account, at) VALUES (?, ?) ON CONFLICT(account) DO UPDATE SET at = excluded.at'),
       unwant: db.prepare('DELETE FROM quota_wants WHERE account = ?'),
       wanted: db.prepare('SELECT account FROM quota_wants WHERE at >= ?').pluck(),
@@ -54,7 +57,15 @@ export class SqliteHolds implements HoldBackend {
       release: db.transaction((owner: string, account: string, amount: number | 'all', now: number) => this.releaseIn(owner, account, amount, now)),
       commit: db.transaction((owner: string, rows: LedgerEntry[], spent: Map<string, number>, now: number): boolean => {
         if (!this.s.beat.run(now, owner).changes) return false; // reclaimed by another process: write nothing
-        for (const r of rows) this.s.insert.run(r.entry, r.account, r.request, r.kind, r.amount, r.at, owner, r.uncharged ?? 0);
+        const deltas: RollupDelta[] = [];
+        let reserved = 0;
+        for (const r of rows) {
+          // A request's close follows its reserve (HeldQuota.flush): its charge is the two amounts together.
+          if (r.kind === 'reserve') reserved = r.amount;
+          const written = this.s.insert.run({ ...entryRow(r), held_by: owner }).changes > 0; // not when written before
+          if (written && r.kind !== 'reserve') deltas.push(rollupOf(r, reserved + r.amount)!);
+        }
+        this.rollup.apply(mergeDeltas(deltas));
         for (const [account, amount] of spent) this.s.spendHold.run(amount, owner, account);
         return true;
       }),
@@ -67,7 +78,9 @@ export class SqliteHolds implements HoldBackend {
         for (const r of rows) {
           const balance = (this.s.balance.get(r.account) as number | undefined) ?? 0;
           const amount = Math.max(0, Math.min(r.amount, balance));
-          this.s.insert.run(r.entry, r.account, r.request, 'late_charge', amount, r.at, null, 0); // the ledger trigger debits it
+          const row = { ...r, kind: 'late_charge', amount, uncharged: 0 };
+          // The ledger trigger debits it.
+          if (this.s.insert.run({ ...entryRow(row), held_by: null }).changes) this.rollup.apply([rollupOf(row, amount)!]);
         }
       }),
     };

@@ -2,8 +2,10 @@
 // Open reservations are also kept in `quota_open` with the process that holds them, so a sweep can refund the
 // reservations of a process that died (see recovery.ts) and a settle never trusts its caller for the amount.
 import type { StateDb } from './sqlite-state.js';
-import { clampCharge, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { WriteBatch } from './write-batch.js';
+import { SqliteUsage } from './sqlite-usage.js';
+import { rollupOf, type UsageQuery, type UsageRow } from './usage.js';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS quota_accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL, updated_at INTEGER NOT NULL);
@@ -31,36 +33,49 @@ function migrate(db: StateDb): void {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_ledger');
     if (!columns.includes('held_by')) db.exec('ALTER TABLE quota_ledger ADD COLUMN held_by TEXT');
     if (!columns.includes('uncharged')) db.exec('ALTER TABLE quota_ledger ADD COLUMN uncharged INTEGER NOT NULL DEFAULT 0');
+    for (const [name, type] of tagColumns) if (!columns.includes(name)) db.exec(`ALTER TABLE quota_ledger ADD COLUMN ${name} ${type}`);
+    const open = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_open');
+    for (const [name, type] of [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['units', 'INTEGER']]) if (!open.includes(name)) db.exec(`ALTER TABLE quota_open ADD COLUMN ${name} ${type}`);
     const current = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'quota_ledger_apply'").pluck().get() as string | undefined;
     if (!current?.includes('held_by')) db.exec(trigger);
   }).immediate();
 }
 
-const openColumns = 'request, account, amount, owner, scope, at';
+const openColumns = 'request, account, amount, owner, scope, at, user, model, route, units';
+const tagColumns = [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['channel', 'TEXT'], ['prompt_tokens', 'INTEGER'], ['completion_tokens', 'INTEGER'], ['units', 'INTEGER']] as const;
+export const entryColumns = `entry, account, request, kind, amount, at, uncharged, ${tagColumns.map(([n]) => n).join(', ')}`;
+/** An INSERT of one entry with every column named (`held_by` too when asked), skipped when the entry exists. */
+export const insertEntry = (heldBy: boolean) => `INSERT INTO quota_ledger (${entryColumns}${heldBy ? ', held_by' : ''})
+  VALUES (@entry, @account, @request, @kind, @amount, @at, @uncharged, @user, @model, @route, @channel, @prompt_tokens, @completion_tokens, @units${heldBy ? ', @held_by' : ''})
+  ON CONFLICT(entry) DO NOTHING`;
+/** An entry as the INSERT takes it: every tag present, null when unknown. */
+export const entryRow = (e: LedgerEntry) => ({ ...tagsOf(e), entry: e.entry, account: e.account, request: e.request, kind: e.kind, amount: e.amount, at: e.at, uncharged: e.uncharged ?? 0 });
 
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly stmt;
   private readonly batch: WriteBatch;
+  /** The usage rollup, written with the close entries (here and by the holds' flushes). */
+  readonly rollup: SqliteUsage;
 
   /** `owner`: this process's id (Store.instance), recorded on every reservation it opens. */
   constructor(db: StateDb, private readonly owner = '') {
     db.exec(schema);
     migrate(db);
+    this.rollup = new SqliteUsage(db);
     this.batch = new WriteBatch(db);
     this.stmt = {
       // ON CONFLICT DO NOTHING: a repeated entry inserts no row, so its trigger never runs twice.
-      insert: db.prepare(`INSERT INTO quota_ledger (entry, account, request, kind, amount, at, uncharged) VALUES (?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT(entry) DO NOTHING`),
-      open: db.prepare(`INSERT INTO quota_open (${openColumns}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(request) DO NOTHING`),
+      insert: db.prepare(insertEntry(false)),
+      open: db.prepare(`INSERT INTO quota_open (${openColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request) DO NOTHING`),
       openOne: db.prepare(`SELECT ${openColumns} FROM quota_open WHERE request = ?`),
       openOf: db.prepare(`SELECT ${openColumns} FROM quota_open WHERE owner = ? ORDER BY at`),
       owners: db.prepare('SELECT DISTINCT owner FROM quota_open').pluck(),
       unopen: db.prepare('DELETE FROM quota_open WHERE request = ?'),
       closed: db.prepare('SELECT amount, uncharged FROM quota_ledger WHERE entry = ?'),
-      reservedIn: db.prepare('SELECT account FROM quota_ledger WHERE entry = ?').pluck(),
+      reservedIn: db.prepare('SELECT account, user, model, route, units FROM quota_ledger WHERE entry = ?'),
       account: db.prepare('INSERT INTO quota_accounts (id, balance, updated_at) VALUES (?, 0, ?) ON CONFLICT(id) DO NOTHING'),
       balance: db.prepare('SELECT balance FROM quota_accounts WHERE id = ?').pluck(),
-      entries: db.prepare('SELECT entry, account, request, kind, amount, at, uncharged FROM quota_ledger WHERE account = ? ORDER BY at, rowid'),
+      entries: db.prepare(`SELECT ${entryColumns} FROM quota_ledger WHERE account = ? ORDER BY at, rowid`),
     };
   }
 
@@ -73,12 +88,13 @@ export class SqliteQuotaLedger implements QuotaLedger {
     return this.stmt.balance.get(account) as number | undefined;
   }
 
-  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable'): Promise<boolean> {
+  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<boolean> {
+    const t = tagsOf({ user: tags?.user, model: tags?.model, route: tags?.route, units: tags?.units });
     try {
       await this.batch.run(() => {
         const at = Date.now();
-        if (this.stmt.insert.run(`${request}:reserve`, account, request, 'reserve', Math.round(amount), at, 0).changes) {
-          this.stmt.open.run(request, account, Math.round(amount), this.owner, scope, at);
+        if (this.stmt.insert.run({ ...t, entry: `${request}:reserve`, account, request, kind: 'reserve', amount: Math.round(amount), at, uncharged: 0 }).changes) {
+          this.stmt.open.run(request, account, Math.round(amount), this.owner, scope, at, t.user, t.model, t.route, t.units);
         }
       });
       return true;
@@ -88,16 +104,20 @@ export class SqliteQuotaLedger implements QuotaLedger {
     }
   }
 
-  async settle(_account: string, request: string, reserved: number, actual: number): Promise<Settled> {
-    return this.batch.run(() => this.closeRequest(request, reserved, (amount) => ({ kind: 'settle', ...clampCharge(amount, actual) })));
+  async settle(_account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
+    return this.batch.run(() => this.closeRequest(request, reserved, (amount) => ({ kind: 'settle', ...clampCharge(amount, actual) }), tags));
   }
 
-  async refund(_account: string, request: string, reserved: number): Promise<void> {
-    await this.batch.run(() => this.closeRequest(request, reserved, () => ({ kind: 'refund', charged: 0, uncharged: 0 })));
+  async refund(_account: string, request: string, reserved: number, tags?: CloseTags): Promise<void> {
+    await this.batch.run(() => this.closeRequest(request, reserved, () => ({ kind: 'refund', charged: 0, uncharged: 0 }), tags));
   }
 
-  async topup(account: string, amount: number, ref: string): Promise<void> {
-    await this.batch.run(() => this.stmt.insert.run(`topup:${ref}`, account, ref, 'topup', -Math.round(amount), Date.now(), 0));
+  async topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<void> {
+    await this.batch.run(() => this.stmt.insert.run({ ...tagsOf(tags), entry: `topup:${ref}`, account, request: ref, kind: 'topup', amount: -Math.round(amount), at: Date.now(), uncharged: 0 }));
+  }
+
+  async usage(q: UsageQuery): Promise<UsageRow[]> {
+    return this.rollup.query(q);
   }
 
   async entries(account: string): Promise<LedgerEntry[]> {
@@ -120,16 +140,22 @@ export class SqliteQuotaLedger implements QuotaLedger {
    * Closes a request against the amount its open reservation holds (the caller's `reserved` only when an older
    * version left no open row). A request closed before answers what that close charged: nothing moves twice.
    */
-  private closeRequest(request: string, reserved: number, outcome: (amount: number) => { kind: string } & Settled): Settled {
+  private closeRequest(request: string, reserved: number, outcome: (amount: number) => { kind: string } & Settled, tags?: CloseTags): Settled {
     const open = this.stmt.openOne.get(request) as OpenReservation | undefined;
     const prior = this.stmt.closed.get(`${request}:close`) as { amount: number; uncharged: number } | undefined;
     const amount = open?.amount ?? Math.round(reserved);
     if (prior) return { charged: amount + prior.amount, uncharged: prior.uncharged };
-    const account = open?.account ?? (this.stmt.reservedIn.get(`${request}:reserve`) as string | undefined);
-    if (account === undefined) return { charged: 0, uncharged: 0 }; // never reserved: nothing to close
+    const reservedBy = open ?? (this.stmt.reservedIn.get(`${request}:reserve`) as OpenReservation | undefined);
+    if (reservedBy === undefined) return { charged: 0, uncharged: 0 }; // never reserved: nothing to close
     const o = outcome(amount);
-    this.stmt.insert.run(`${request}:close`, account, request, o.kind, o.charged - amount, Date.now(), o.uncharged);
+    const entry: LedgerEntry = {
+      ...closeTags(reservedBy, tags, o.charged), entry: `${request}:close`, account: reservedBy.account, request, kind: o.kind,
+      amount: o.charged - amount, at: Date.now(), uncharged: o.uncharged,
+    };
+    this.stmt.insert.run(entryRow(entry));
+    this.rollup.apply([rollupOf(entry, o.charged)!]);
     this.stmt.unopen.run(request);
     return { charged: o.charged, uncharged: o.uncharged };
   }
 }
+

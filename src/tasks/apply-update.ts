@@ -34,10 +34,10 @@ async function finalize(g: Gateway, t: TaskRecord): Promise<void> {
   if (t.status === 'completed') t.expires_at = t.completed_at + g.runtime.tasks.retention_s;
   if (t.quota.state !== 'reserved') return;
   if (t.status === 'completed') {
-    await g.store.quota.settle(t.owner.token, t.id, t.quota.reserved, t.quota.reserved);
+    await g.store.quota.settle(t.owner.token, t.id, t.quota.reserved, t.quota.reserved, { channel: t.channel });
     t.quota = { ...t.quota, state: 'settled', charged: t.quota.reserved };
   } else {
-    await g.store.quota.refund(t.owner.token, t.id, t.quota.reserved);
+    await g.store.quota.refund(t.owner.token, t.id, t.quota.reserved, { channel: t.channel });
     t.quota = { ...t.quota, state: 'refunded', charged: 0 };
   }
   g.log.info({ task_id: t.id, status: t.status, token_id: t.owner.token, model: t.model, channel: t.channel, charged: t.quota.charged, error: t.error?.code }, 'task finished');

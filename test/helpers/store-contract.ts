@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../src/store/open-store.js';
+import type { LedgerEntry } from '../../src/store/quota-ledger.js';
 
 /** `fresh()` opens an empty store; `again()` opens a second connection to the same one (another instance). */
 export interface StoreMaker { fresh(): Promise<Store>; again(): Promise<Store> }
@@ -10,6 +11,7 @@ type Opts = { skip?: string | boolean };
 
 const uid = (p: string) => `${p}_${randomBytes(5).toString('hex')}`;
 const fieldsOf = (e: object) => Object.keys(e).sort();
+const pick = (e: LedgerEntry) => ({ user: e.user, model: e.model, route: e.route, channel: e.channel, prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, units: e.units });
 
 export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): void {
   const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} quota: ${title}`, { ...opts, timeout: 20_000 }, async () => {
@@ -40,10 +42,50 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
       ['topup:ref1', 'ref1', 'topup', -50],
     ]);
     for (const e of entries) {
-      assert.deepEqual(fieldsOf(e), ['account', 'amount', 'at', 'entry', 'kind', 'request', 'uncharged']);
+      assert.deepEqual(fieldsOf(e), ['account', 'amount', 'at', 'channel', 'completion_tokens', 'entry', 'kind', 'model', 'prompt_tokens', 'request',
+        'route', 'uncharged', 'units', 'user']);
       assert.equal(e.account, acct);
       assert.ok(Number.isInteger(e.at) && Math.abs(e.at - Date.now()) < 60_000);
     }
+  });
+
+  t('entries carry what they were for; closes are summed per hour into usage, grouped as asked', async (q, b) => {
+    const [a1, a2] = [uid('acct'), uid('acct')];
+    await q.quota.createAccount(a1, 10_000);
+    await q.quota.createAccount(a2, 10_000);
+    await q.quota.topup(a1, 5, uid('ref'), { route: 'admin' });
+    const user = uid('user');
+    const tags = (model: string, route: string, units?: number) => ({ user, model, route, units });
+    assert.equal(await q.quota.reserve(a1, 'u1', 300, 'request', tags('gpt-x', 'chat')), true);
+    await q.quota.settle(a1, 'u1', 300, 120, { channel: 'c1', prompt_tokens: 40, completion_tokens: 80 });
+    assert.equal(await q.quota.reserve(a1, 'u2', 300, 'request', tags('gpt-x', 'chat')), true);
+    await q.quota.settle(a1, 'u2', 300, 900, { channel: 'c2', prompt_tokens: 500, completion_tokens: 400 }); // capped: 600 uncharged
+    assert.equal(await q.quota.reserve(a1, 'u3', 50, 'durable', tags('vid', 'video', 8)), true);
+    await b.quota.settle(a1, 'u3', 50, 50, { channel: 'c1' }); // another instance closes it, e.g. a poller
+    assert.equal(await q.quota.reserve(a2, 'u4', 70, 'request', { user: 'other', model: 'gpt-x', route: 'chat' }), true);
+    await q.quota.refund(a2, 'u4', 70, { channel: 'c1' });
+    const es = await q.quota.entries(a1);
+    const close = (r: string) => es.find((e) => e.entry === `${r}:close`)!;
+    assert.deepEqual(pick(es.find((e) => e.entry === 'u1:reserve')!), { user, model: 'gpt-x', route: 'chat', channel: null, prompt_tokens: null, completion_tokens: null, units: null });
+    assert.deepEqual(pick(close('u1')), { user, model: 'gpt-x', route: 'chat', channel: 'c1', prompt_tokens: 40, completion_tokens: 80, units: null });
+    assert.deepEqual(pick(close('u3')), { user, model: 'vid', route: 'video', channel: 'c1', prompt_tokens: null, completion_tokens: null, units: 8 });
+    assert.equal(es.find((e) => e.kind === 'topup' && e.route === 'admin')?.amount, -5);
+    const span = { from: Date.now() - 3_600_000, to: Date.now() + 60_000 };
+    const row = (key: string, requests: number, p: number, c: number, units: number, charged: number, uncharged: number) =>
+      ({ key, requests, prompt_tokens: p, completion_tokens: c, units, charged, uncharged });
+    assert.deepEqual(await q.quota.usage({ ...span, accounts: [a1], groupBy: 'model' }),
+      [row('gpt-x', 2, 540, 480, 0, 420, 600), row('vid', 1, 0, 0, 8, 50, 0)]);
+    assert.deepEqual(await q.quota.usage({ ...span, accounts: [a1], groupBy: 'channel' }),
+      [row('c1', 2, 40, 80, 8, 170, 0), row('c2', 1, 500, 400, 0, 300, 600)]);
+    assert.deepEqual(await b.quota.usage({ ...span, accounts: [a1, a2], groupBy: 'token' }),
+      [row(a1, 3, 540, 480, 8, 470, 600), row(a2, 1, 0, 0, 0, 0, 0)].sort((x, y) => (x.key < y.key ? -1 : 1)));
+    assert.deepEqual(await q.quota.usage({ ...span, user, groupBy: 'route' }), [row('chat', 2, 540, 480, 0, 420, 600), row('video', 1, 0, 0, 8, 50, 0)]);
+    const day = new Date().toISOString().slice(0, 10);
+    const days = await q.quota.usage({ ...span, accounts: [a1], groupBy: 'day' });
+    assert.equal(days.reduce((n, d) => n + d.requests, 0), 3);
+    assert.ok(days.every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d.key)) && days.some((d) => d.key === day));
+    assert.deepEqual(await q.quota.usage({ from: span.from - 86_400_000 * 10, to: span.from - 86_400_000 * 9, accounts: [a1], groupBy: 'model' }), [], 'another day: nothing');
+    assert.deepEqual(await q.quota.usage({ ...span, accounts: [], groupBy: 'model' }), [], 'no accounts: nothing');
   });
 
   t('a reservation the balance cannot cover, or on a missing account, is refused and leaves no entry', async (q) => {

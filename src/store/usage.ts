@@ -1,0 +1,85 @@
+// Usage reports: closed requests summed per hour, account, model, route and channel as they are written (a rollup
+// beside the ledger, in the same transaction), so a report reads a few rows per hour instead of every entry.
+import type { LedgerEntry } from './quota-ledger.js';
+
+export const groupings = ['model', 'route', 'channel', 'day', 'token', 'user'] as const;
+export type Grouping = (typeof groupings)[number];
+
+export interface UsageQuery {
+  /** Token ids (ledger accounts); absent: every account. */
+  accounts?: string[];
+  user?: string;
+  /** Milliseconds; counted by whole hours: the hour holding `from` up to the hour holding `to - 1`. */
+  from: number;
+  to: number;
+  groupBy: Grouping;
+}
+
+export interface UsageTotals { requests: number; prompt_tokens: number; completion_tokens: number; units: number; charged: number; uncharged: number }
+export interface UsageRow extends UsageTotals { key: string }
+
+/** One rollup cell: a closed request's contribution, keyed by where it lands. */
+export interface RollupDelta extends UsageTotals { account: string; user: string; hour: number; model: string; route: string; channel: string }
+
+export const hourMs = 3_600_000;
+export const hourOf = (ms: number) => Math.floor(ms / hourMs);
+/** The hours a query covers, [first, last]. */
+export const hoursOf = (q: Pick<UsageQuery, 'from' | 'to'>) => [hourOf(q.from), hourOf(Math.max(q.from, q.to - 1))] as const;
+
+const closeKinds = new Set(['settle', 'refund', 'late_charge']);
+
+/**
+ * What a close entry adds to the rollup (`charged`: what the request finally cost). Reserve and topup entries add
+ * nothing: a request counts once, when its money is settled or returned.
+ */
+export function rollupOf(e: LedgerEntry, charged: number): RollupDelta | undefined {
+  if (!closeKinds.has(e.kind)) return undefined;
+  return {
+    account: e.account, user: e.user ?? '', hour: hourOf(e.at), model: e.model ?? '', route: e.route ?? '', channel: e.channel ?? '',
+    requests: 1, prompt_tokens: e.prompt_tokens ?? 0, completion_tokens: e.completion_tokens ?? 0, units: e.units ?? 0,
+    charged, uncharged: e.uncharged ?? 0,
+  };
+}
+
+/** Many requests of one flush add up to one write per cell. */
+export function mergeDeltas(deltas: RollupDelta[]): RollupDelta[] {
+  const cells = new Map<string, RollupDelta>();
+  for (const d of deltas) {
+    const k = `${d.account}\u0000${d.hour}\u0000${d.model}\u0000${d.route}\u0000${d.channel}`;
+    const c = cells.get(k);
+    if (!c) { cells.set(k, { ...d }); continue; }
+    c.requests += d.requests;
+    c.prompt_tokens += d.prompt_tokens;
+    c.completion_tokens += d.completion_tokens;
+    c.units += d.units;
+    c.charged += d.charged;
+    c.uncharged += d.uncharged;
+  }
+  return [...cells.values()];
+}
+
+/** The report key of a rollup cell. */
+export function keyOf(d: Pick<RollupDelta, 'account' | 'user' | 'hour' | 'model' | 'route' | 'channel'>, by: Grouping): string {
+  switch (by) {
+    case 'day': return new Date(d.hour * hourMs).toISOString().slice(0, 10);
+    case 'token': return d.account;
+    default: return d[by];
+  }
+}
+
+/** Sums cells into report rows, sorted by key (days in order, names alphabetically). */
+export function groupCells(cells: RollupDelta[], by: Grouping): UsageRow[] {
+  const rows = new Map<string, UsageRow>();
+  for (const c of cells) {
+    const key = keyOf(c, by);
+    const r = rows.get(key) ?? { key, requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+    r.requests += c.requests;
+    r.prompt_tokens += c.prompt_tokens;
+    r.completion_tokens += c.completion_tokens;
+    r.units += c.units;
+    r.charged += c.charged;
+    r.uncharged += c.uncharged;
+    rows.set(key, r);
+  }
+  return [...rows.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
