@@ -14,7 +14,9 @@ import { compileDialects } from './compile-dialects.js';
 
 export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Runtime {
   const dispatch = cfg.channels.dispatch ?? {};
-  const transformMs = dispatch.transform_timeout_ms ?? 50;
+  // Wall-clock: generous, since a busy or CPU-starved process stretches every evaluation (a tripped stream hook cuts
+  // the stream); a runaway still stops within a second, and evaluation yields, so other requests keep being served.
+  const transformMs = dispatch.transform_timeout_ms ?? 1000;
   const dialects = compileDialects(cfg.routes.dialects, transformMs);
   const routes = cfg.routes.routes.map((r): CompiledRoute => ({
     id: r.id,

@@ -17,6 +17,23 @@ export const helperFunctions: Record<string, { impl: (...args: any[]) => unknown
     },
     signature: '<x-s?:x>',
   },
+  // Splits a list into runs of neighbours, in one pass: item i joins the run before it when joins[i] is true and keys[i]
+  // equals keys[i - 1] (keys and joins made with $map). JSONata has no linear way to fold a list into groups: $reduce
+  // with $append copies the growing list at every step, quadratic in a long conversation.
+  runs: {
+    impl: (items: unknown, keys: unknown, joins: unknown) => {
+      const list = Array.isArray(items) ? items : items === undefined ? [] : [items];
+      const k = Array.isArray(keys) ? keys : [keys];
+      const j = Array.isArray(joins) ? joins : [joins];
+      const out: unknown[][] = [];
+      list.forEach((item, i) => {
+        if (i > 0 && j[i] === true && k[i] === k[i - 1]) out[out.length - 1].push(item);
+        else out.push([item]);
+      });
+      return out;
+    },
+    signature: '<a?a?a?:a>',
+  },
   // Parses JSON text a vendor embeds in a string field; undefined when it is not JSON.
   parseJson: {
     impl: (s: string) => {

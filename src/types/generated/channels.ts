@@ -63,7 +63,7 @@ export interface DispatchSettings {
    */
   token_cache_ms?: number;
   /**
-   * Time limit for one JSONata evaluation (default 50).
+   * Time limit for one JSONata evaluation, in wall-clock time (default 1000). A transform takes well under a millisecond; the limit stops one that runs away. It is generous because wall time stretches when the process is busy or starved of CPU, and a stream transform that trips it cuts the stream.
    */
   transform_timeout_ms?: number;
   /**

@@ -272,7 +272,7 @@ export interface Dialect {
    */
   error?: string;
   /**
-   * Time limit for translating one request (`client.request`, `vendor.request`), whose work grows with the conversation; a request over it is refused with 400. Default: channels.yaml `dispatch.transform_timeout_ms` (50), which every other slot keeps.
+   * Time limit for translating one request (`client.request`, `vendor.request`), whose work grows with the conversation; a request over it is refused with 400. Default: channels.yaml `dispatch.transform_timeout_ms` (1000), which every other slot keeps.
    */
   request_timeout_ms?: number;
   client?: DialectClient;
