@@ -6,6 +6,8 @@ import { defaultConfigDir, loadRuntime, schemaRegistry } from './config/load-con
 import { formatDiagnostic } from './config/diagnostics.js';
 import { openStore } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
+import { TokenAdmin, TokenAdminError } from './admin/token-admin.js';
+import type { Runtime } from './config/runtime.js';
 
 const usage = `usage:
   switchyard check [--dir DIR]
@@ -35,59 +37,63 @@ function check(args: string[]): number {
 
 async function token(sub: string, args: string[]): Promise<number> {
   const store = await openStore();
-  const tokens = new TokenStore(store, 0);
+  let runtime: Runtime | undefined;
+  // The config is read only by the commands that check against it (groups and models), so a broken config
+  // never stops an operator from revoking a token.
+  const admin = new TokenAdmin(store, new TokenStore(store, 0), () => (runtime ??= loadRuntime().runtime));
   try {
     switch (sub) {
-      case 'create': return await create(tokens, args);
+      case 'create': return await create(admin, args);
       case 'list': {
-        for (const t of await tokens.list()) {
-          const balance = await store.quota.balance(t.id);
-          console.log([t.id, t.group, t.user, `balance=${balance ?? 0}`, t.revoked ? 'revoked' : 'active', t.models?.join(',') ?? '*'].join('\t'));
+        for (const t of await admin.list()) {
+          console.log([t.id, t.group, t.user, `balance=${t.balance}`, t.revoked ? 'revoked' : 'active', t.models?.join(',') ?? '*', t.name ?? ''].join('\t'));
         }
         return 0;
       }
-      case 'revoke': return (await tokens.revoke(args[0])) ? ok(`revoked ${args[0]}`) : notFound(args[0]);
+      case 'revoke': return ok(`revoked ${(await admin.revoke(need(args[0], 'ID'))).id}`);
       case 'topup': {
-        const amount = Number(args[1]);
-        if (!(await tokens.byId(args[0]))) return notFound(args[0]);
-        if (!Number.isInteger(amount) || amount <= 0) { console.error('AMOUNT must be a positive integer'); return 2; }
-        await store.quota.topup(args[0], amount, `cli:${Date.now()}:${process.pid}`);
-        return ok(`balance ${await store.quota.balance(args[0])}`);
+        const t = await admin.topup(need(args[0], 'ID'), Number(need(args[1], 'AMOUNT')), `${Date.now()}:${process.pid}`, 'cli');
+        return ok(`balance ${t.balance}`);
       }
       case 'show': {
-        const t = await tokens.byId(args[0]);
-        if (!t) return notFound(args[0]);
-        console.log(JSON.stringify({ ...t, hash: undefined, balance: await store.quota.balance(t.id) }, null, 2));
+        console.log(JSON.stringify(await admin.get(need(args[0], 'ID')), null, 2));
         return 0;
       }
       default: console.error(usage); return 2;
     }
+  } catch (err) {
+    if (!(err instanceof TokenAdminError)) throw err;
+    console.error(err.field ? `${err.field}: ${err.message}` : err.message);
+    return err.notFound ? 1 : 2;
   } finally {
     await store.close();
   }
 }
 
-async function create(tokens: TokenStore, args: string[]): Promise<number> {
+async function create(admin: TokenAdmin, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: {
     group: { type: 'string' }, quota: { type: 'string' }, models: { type: 'string' }, user: { type: 'string' },
     name: { type: 'string' }, 'expires-in-days': { type: 'string' },
   } });
   const quota = Number(values.quota);
-  if (!values.group || !Number.isInteger(quota) || quota < 0) { console.error('token create needs --group G and --quota Q (a non-negative integer)'); return 2; }
-  const { runtime } = loadRuntime();
-  if (!runtime.groups.has(values.group)) { console.error(`unknown group "${values.group}" (groups: ${[...runtime.groups.keys()].join(', ')})`); return 2; }
+  if (!values.group || values.quota === undefined) { console.error('token create needs --group G and --quota Q (a non-negative integer)'); return 2; }
   const days = values['expires-in-days'] ? Number(values['expires-in-days']) : undefined;
-  const { key, record } = await tokens.create({
+  if (days !== undefined && !(days > 0)) { console.error('--expires-in-days must be a positive number'); return 2; }
+  const { key, token } = await admin.create({
     group: values.group, quota, user: values.user, name: values.name,
     models: values.models?.split(',').map((m) => m.trim()).filter(Boolean),
-    expiresAt: days ? Math.floor(Date.now() / 1000 + days * 86400) : undefined,
+    expires_at: days ? Math.floor(Date.now() / 1000 + days * 86400) : undefined,
   });
-  console.log(`created ${record.id} (group ${record.group}, quota ${quota}${record.models ? `, models ${record.models.join(',')}` : ''})`);
+  console.log(`created ${token.id} (group ${token.group}, quota ${quota}${token.models ? `, models ${token.models.join(',')}` : ''})`);
   console.log(key); // alone on the last line, so scripts can take it with `tail -n1`
   return 0;
 }
 
+function need(v: string | undefined, name: string): string {
+  if (!v) throw new TokenAdminError(`missing ${name}`);
+  return v;
+}
+
 const ok = (msg: string) => { console.log(msg); return 0; };
-const notFound = (id: string) => { console.error(`no token ${id}`); return 1; };
 
 main(process.argv.slice(2)).then((code) => process.exit(code), (err) => { console.error(err.message ?? err); process.exit(1); });

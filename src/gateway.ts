@@ -15,6 +15,11 @@ import type { BodyLimits } from './http/read-body.js';
 import type { RequestContext } from './pipeline/context.js';
 import { Conversations } from './store/conversations.js';
 import { InFlight } from './http/in-flight.js';
+import { TokenAdmin } from './admin/token-admin.js';
+import { ChannelStats } from './pipeline/channel-stats.js';
+
+/** What a reload reports: the config now running, and why a refused one was refused. */
+export interface ReloadResult { ok: boolean; hash: string; errors?: string }
 
 export class Gateway {
   runtime!: Runtime;
@@ -26,6 +31,10 @@ export class Gateway {
   readonly breakers: CircuitBreakers;
   readonly callbacks: CallbackDelivery;
   readonly conversations: Conversations;
+  readonly tokenAdmin: TokenAdmin;
+  readonly channelStats = new ChannelStats();
+  /** Loads the config again and swaps it in (set by start.ts, which knows where the config lives). */
+  reload: () => ReloadResult = () => ({ ok: false, hash: this.runtime.hash, errors: 'reload is not available here' });
   /** Requests being served (downloads and streams included); a stop waits for them, then cuts what is left. */
   readonly active = new InFlight<RequestContext>();
   /** Memory held by request bodies, all requests together. */
@@ -39,6 +48,7 @@ export class Gateway {
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.callbacks = new CallbackDelivery(this);
     this.conversations = new Conversations(store);
+    this.tokenAdmin = new TokenAdmin(store, this.tokens, () => this.runtime);
     this.swap(runtime);
   }
 

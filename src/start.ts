@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { loadRuntime } from './config/load-config.js';
 import { formatDiagnostic } from './config/diagnostics.js';
 import { openStore, type Store } from './store/open-store.js';
-import { Gateway } from './gateway.js';
+import { Gateway, type ReloadResult } from './gateway.js';
 import { createGatewayServer } from './server.js';
 import { createLogging, type Destination } from './log.js';
 import { TaskPoller } from './tasks/poller.js';
@@ -28,7 +28,7 @@ export interface Running {
   /** Stops accepting, lets in-flight requests finish up to `deadlineMs`, then stops the poller and closes the store. */
   shutdown(deadlineMs: number): Promise<{ drained: boolean; cut: number }>;
   /** Loads the config again and swaps it in; a broken config is refused and the running one kept. */
-  reload(): { ok: boolean; hash: string; errors?: string };
+  reload(): ReloadResult;
 }
 
 export async function startGateway(opts: StartOptions = {}): Promise<Running> {
@@ -39,6 +39,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   for (const w of warnings) log.warn(formatDiagnostic(w));
   const store = await openStore(opts.storeUri, { onError: (msg, err) => log.error({ err }, msg) });
   const gateway = new Gateway(runtime, store, logging, redactor);
+  gateway.reload = () => reloadConfig(gateway, opts.configDir, opts.env ?? process.env);
   const server = createGatewayServer(gateway);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -78,7 +79,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       return result;
     },
     reload() {
-      return reloadConfig(gateway, opts.configDir, opts.env ?? process.env);
+      return gateway.reload();
     },
   };
 }

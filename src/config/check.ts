@@ -14,8 +14,13 @@ export interface CheckedConfig {
   channels: ChannelsFile;
   /** Channels after `extends` and env resolution; those with unset secrets come back disabled. */
   resolvedChannels: ResolvedChannel[];
+  /** The operator's key (SWITCHYARD_ADMIN_KEY); absent: the admin API does not exist. */
+  adminKey?: string;
   diagnostics: Diagnostic[];
 }
+
+/** An admin key short enough to guess would open every token and balance: refused, not warned about. */
+export const minAdminKeyLength = 32;
 
 /** A channel with its template merged in: base URL and groups are known (the cross-reference layer checked it). */
 export type ResolvedChannel = Channel & Required<Pick<Channel, 'base_url' | 'groups'>>;
@@ -39,8 +44,12 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
   transformsLayer(channels, (p, m) => at(channelsFile, 'error', p, m));
   routeTransformsLayer(routes, (p, m) => at(routesFile, 'error', p, m));
   const resolvedChannels = envLayer(channels, env, (l, p, m) => at(channelsFile, l, p, m));
+  const adminKey = env.SWITCHYARD_ADMIN_KEY || undefined;
+  if (adminKey !== undefined && adminKey.trim().length < minAdminKeyLength) {
+    diags.push({ level: 'error', file: 'environment', path: '/SWITCHYARD_ADMIN_KEY', message: `the admin key must be at least ${minAdminKeyLength} characters (e.g. openssl rand -hex 32)` });
+  }
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
-  return { ok: true, config: { routes, channels, resolvedChannels, diagnostics: diags }, diagnostics: diags };
+  return { ok: true, config: { routes, channels, resolvedChannels, adminKey, diagnostics: diags }, diagnostics: diags };
 }
 
 const hasErrors = (d: Diagnostic[]) => d.some((x) => x.level === 'error');
@@ -119,6 +128,7 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
       routeAt('error', `/routes/${i}`, `no channel implements operation "${op}"`);
     }
     routeDialectRules(routes, r, `/routes/${i}`, routeAt);
+    actionRules(r, `/routes/${i}`, routeAt);
   });
   channels.channels.forEach((raw, i) => {
     const p = `/channels/${i}`;
@@ -159,6 +169,21 @@ function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][number], 
   if (r.store && r.policy === 'stream' && !d?.client?.conversation) at('error', `${p}/store`, 'a stream route with `store` needs a dialect whose client side has `conversation`');
   if (r.policy === 'stored' && !r.store) at('error', p, 'policy `stored` needs `store` (the namespace it reads)');
   if (r.policy === 'count_tokens' && !r.answer) at('error', p, 'policy `count_tokens` needs `answer`');
+}
+
+const actions: Partial<Record<string, string[]>> = {
+  admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke', 'usage', 'tasks', 'channels', 'reload'],
+  billing: ['subscription', 'usage'],
+};
+
+/** The admin and billing policies name an action of theirs; the admin API takes the operator's key and nothing else. */
+function actionRules(r: RoutesFile['routes'][number], p: string, at: Report): void {
+  if ((r.policy === 'admin') !== (r.auth === 'admin')) {
+    at('error', `${p}/auth`, r.policy === 'admin' ? 'policy `admin` needs `auth: admin`' : '`auth: admin` is for policy `admin` only');
+  }
+  const allowed = actions[r.policy];
+  if (!allowed) { if (r.action) at('error', `${p}/action`, `policy \`${r.policy}\` takes no \`action\``); return; }
+  if (!r.action || !allowed.includes(r.action)) at('error', `${p}/action`, `policy \`${r.policy}\` needs \`action\`, one of: ${allowed.join(', ')}`);
 }
 
 function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): void {

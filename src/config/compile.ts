@@ -18,13 +18,15 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
   // the stream); a runaway still stops within a second, and evaluation yields, so other requests keep being served.
   const transformMs = dispatch.transform_timeout_ms ?? 1000;
   const dialects = compileDialects(cfg.routes.dialects, transformMs);
-  const routes = cfg.routes.routes.map((r): CompiledRoute => ({
+  // The admin API exists only with an operator's key: without one its routes are not compiled (404, not 401).
+  const routes = cfg.routes.routes.filter((r) => r.policy !== 'admin' || cfg.adminKey).map((r): CompiledRoute => ({
     id: r.id,
     method: r.method,
     path: r.path,
     operation: r.operation ?? r.id,
     policy: r.policy,
     auth: r.auth ?? true,
+    action: r.action,
     errorType: r.error_type,
     limits: resolveLimits(cfg.routes.defaults, r.limits),
     validate: r.body_schema ? registry.get(r.body_schema) : undefined,
@@ -58,6 +60,8 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     maxAttempts: dispatch.max_attempts ?? 3,
     tokenCacheMs: dispatch.token_cache_ms ?? 2000,
     promptBytesPerToken: cfg.channels.billing?.prompt_bytes_per_token ?? 4,
+    unitsPerUsd: cfg.channels.billing?.units_per_usd ?? 1000,
+    adminKeyHash: cfg.adminKey ? createHash('sha256').update(cfg.adminKey.trim()).digest() : undefined,
     breaker: {
       windowMs: dispatch.breaker_window_ms ?? 60_000, minRequests: dispatch.breaker_min_requests ?? 20,
       failureRate: dispatch.breaker_failure_rate ?? 0.5, openMs: dispatch.breaker_open_ms ?? 30_000,

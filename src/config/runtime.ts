@@ -23,7 +23,10 @@ export interface CompiledRoute {
   path: string;
   operation: string;
   policy: Route['policy'];
-  auth: boolean;
+  /** A client token (true), nobody (false), or the operator's key. */
+  auth: boolean | 'admin';
+  /** What an `admin` or `billing` route does. */
+  action?: string;
   errorType?: string;
   /** The body of every error on the route in its family's own shape (bindings $status, $code, $message). */
   errorAnswer?: Transform;
@@ -152,6 +155,10 @@ export interface Runtime {
   tokenCacheMs: number;
   /** Prompt tokens are estimated as body bytes divided by this. */
   promptBytesPerToken: number;
+  /** Quota units per US dollar, for the dollar figures of billing answers and usage reports. */
+  unitsPerUsd: number;
+  /** SHA-256 of the operator's key; absent: no admin routes were compiled. */
+  adminKeyHash?: Buffer;
   breaker: BreakerSettings;
   tasks: Required<TaskSettings>;
   callbacks: Required<CallbackSettings>;

@@ -8,6 +8,8 @@ export const catalog = {
   not_found: { status: 404, type: 'invalid_request_error', message: 'Invalid URL' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed' },
   invalid_api_key: { status: 401, type: 'invalid_request_error', message: 'Invalid API key' },
+  admin_key_required: { status: 403, type: 'invalid_request_error', message: 'This route takes the admin key, not a client token' },
+  token_not_found: { status: 404, type: 'invalid_request_error', message: 'Token not found' },
   invalid_request: { status: 400, type: 'invalid_request_error', message: 'Invalid request' },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'Request body too large' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'Content-Type must be application/json' },

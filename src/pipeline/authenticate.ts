@@ -1,5 +1,6 @@
 // Stage: reads `Authorization: Bearer <key>` (or the route dialect's key header, e.g. x-api-key) and resolves the
-// live token record.
+// live token record; on the admin API, checks the operator's key instead.
+import { hash, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../http/errors.js';
 import type { Caller, Exchange, Matched } from './exchange.js';
 
@@ -20,4 +21,16 @@ function keyOf(ex: Exchange, m: Matched): string {
   const key = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!key) throw new GatewayError('invalid_api_key', `Malformed Authorization header: expected ${hint}`);
   return key[1];
+}
+
+/**
+ * The operator's key, compared in constant time (as digests, so the key's length leaks nothing either). A client
+ * token is told it may not (403); anything else is 401 as for any other route.
+ */
+export async function authenticateAdmin(ex: Exchange, m: Matched): Promise<void> {
+  const key = keyOf(ex, m);
+  const want = ex.g.runtime.adminKeyHash;
+  if (want && timingSafeEqual(hash('sha256', key, 'buffer'), want)) return;
+  if (await ex.g.tokens.authenticate(key)) throw new GatewayError('admin_key_required');
+  throw new GatewayError('invalid_api_key', 'Invalid admin key');
 }

@@ -11,6 +11,8 @@ export interface BreakerSettings { windowMs: number; minRequests: number; failur
 
 const buckets = 10; // the window slides a tenth at a time
 
+export interface BreakerView { breaker: 'closed' | 'open' | 'half_open'; open_until: string | null; throttled_until: string | null }
+
 interface State {
   counts: { at: number; requests: number; failures: number }[];
   openUntil: number;
@@ -92,6 +94,16 @@ export class CircuitBreakers {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  /** How a channel's breaker and back-pressure stand, for operators. */
+  describe(channel: string, now = Date.now()): BreakerView {
+    const s = this.states.get(channel);
+    return {
+      breaker: !s || s.openUntil <= 0 ? 'closed' : now < s.openUntil ? 'open' : 'half_open',
+      open_until: s && s.openUntil > now ? new Date(s.openUntil).toISOString() : null,
+      throttled_until: s && s.coolUntil > now ? new Date(s.coolUntil).toISOString() : null,
+    };
   }
 
   openChannels(now = Date.now()): string[] {

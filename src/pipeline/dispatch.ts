@@ -80,6 +80,7 @@ async function mapped(build: () => Promise<ChannelCall>): Promise<ChannelCall> {
 function noteAttempt(ex: Exchange, channel: string, t0: number, outcome: { status?: number; error?: string }): void {
   const ms = performance.now() - t0;
   ex.ctx.upstreamMs += ms;
+  ex.g.channelStats.record(channel, ms, outcome.error !== undefined || (outcome.status ?? 0) >= 500);
   ex.ctx.attempts.push({ channel, ...outcome, ms: Math.round(ms) });
 }
 

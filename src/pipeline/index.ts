@@ -7,7 +7,7 @@ import type { ProxiedPolicy } from '../policies/policy.js';
 import { reserve, settle, release } from '../billing/reservation.js';
 import type { Caller, Exchange } from './exchange.js';
 import { matchRoute } from './match-route.js';
-import { authenticate } from './authenticate.js';
+import { authenticate, authenticateAdmin } from './authenticate.js';
 import { rateLimit } from './rate-limit.js';
 import { readRequest } from './read-request.js';
 import { resolveModel } from './resolve-model.js';
@@ -20,10 +20,14 @@ export async function serve(ex: Exchange): Promise<void> {
   const matched = matchRoute(ex);                                     // 404 not_found · 405 method_not_allowed
   const p = policyOf(matched.route);
   if (p.kind === 'open' && !matched.route.auth) return p.answer(ex);  // /healthz, /readyz, /metrics
+  if (p.kind === 'admin') {
+    await authenticateAdmin(ex, matched);                             // 401 · 403 admin_key_required (a client token)
+    return p.answer(ex, matched);                                     // tokens, usage, tasks, channels, reload
+  }
   const caller = await authenticate(ex, matched);                     // 401 invalid_api_key
   await rateLimit(ex, caller);                                        // 429 too_many_requests
   if (p.kind === 'open') return p.answer(ex);
-  if (p.kind === 'local') return p.answer(ex, caller);                // models, tasks, downloads, kept answers, token counts
+  if (p.kind === 'local') return p.answer(ex, caller);                // models, tasks, downloads, kept answers, token counts, billing
   return proxy(ex, caller, p.policy);
 }
 

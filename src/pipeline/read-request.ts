@@ -5,6 +5,7 @@ import { readBody, parseJsonObject } from '../http/read-body.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
 import { isMultipart, readMultipart } from '../http/multipart.js';
 import type { Caller, Exchange, Inbound } from './exchange.js';
+import type { CompiledRoute } from '../config/runtime.js';
 
 export type BodyKind = 'json' | 'raw';
 
@@ -21,9 +22,21 @@ export async function readRequest(ex: Exchange, c: Caller, kind: BodyKind): Prom
   if (multipart && !route.multipart) throw new GatewayError('unsupported_media_type', 'This route takes a JSON body (Content-Type: application/json)');
   const raw = multipart ? Buffer.alloc(0) : await readBody(ex.req, limits);
   const body = multipart ? await readMultipart(ex.req, limits) : parseJsonObject(raw, route.limits.maxJsonDepth);
-  if (route.validate && !route.validate(body)) throw new GatewayError('invalid_request', describeAjvErrors(route.validate.errors));
+  checkBody(route, body);
   checkCallback(c, body);
   return { ...c, raw, body };
+}
+
+/** A JSON body read and checked as a proxied route's is, for routes the gateway answers itself (the admin API). */
+export async function readJson(ex: Exchange, route: CompiledRoute): Promise<Record<string, unknown>> {
+  if (isMultipart(ex.req)) throw new GatewayError('unsupported_media_type', 'This route takes a JSON body (Content-Type: application/json)');
+  const body = parseJsonObject(await readBody(ex.req, ex.g.bodyLimits(ex.ctx, route.limits.maxBodyBytes)), route.limits.maxJsonDepth);
+  checkBody(route, body);
+  return body;
+}
+
+function checkBody(route: CompiledRoute, body: Record<string, unknown>): void {
+  if (route.validate && !route.validate(body)) throw new GatewayError('invalid_request', describeAjvErrors(route.validate.errors));
 }
 
 /** The client's callback URL (route `task.callback.field`) must be an http(s) URL; its address is checked at delivery. */

@@ -2,7 +2,9 @@
 // for the caller) and open ones (about the gateway itself).
 import type { CompiledRoute } from '../config/runtime.js';
 import { serveMetrics } from '../metrics.js';
-import type { LocalPolicy, OpenPolicy, ProxiedPolicy } from './policy.js';
+import type { AdminPolicy, LocalPolicy, OpenPolicy, ProxiedPolicy } from './policy.js';
+import { adminActions } from '../admin/actions.js';
+import { billingActions } from './billing.js';
 import { chat } from './chat.js';
 import { json } from './json.js';
 import { passthrough } from './passthrough.js';
@@ -17,7 +19,8 @@ import { countTokens } from './count-tokens.js';
 import { pageTasks } from './task-page.js';
 import { deleteTask } from './task-delete.js';
 
-export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy };
+export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy }
+  | { kind: 'admin'; answer: AdminPolicy };
 
 const open: Record<string, OpenPolicy> = { health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res) };
 const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough };
@@ -27,6 +30,8 @@ const local: Record<string, LocalPolicy> = { models: serveModels, stored: serveS
 export function policyOf(route: CompiledRoute): Policy {
   if (open[route.policy]) return { kind: 'open', answer: open[route.policy] };
   if (local[route.policy]) return { kind: 'local', answer: local[route.policy] };
+  if (route.policy === 'admin') return { kind: 'admin', answer: adminActions[route.action!] };
+  if (route.policy === 'billing') return { kind: 'local', answer: billingActions[route.action!] };
   if (route.policy === 'task') {
     const action = route.task!.action;
     return action === 'submit' ? { kind: 'proxied', policy: taskSubmit } : { kind: 'local', answer: tasks[action] };

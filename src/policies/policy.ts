@@ -2,7 +2,7 @@
 // built and how the answer is given (the respond step); for a local route (models, task queries), the answer alone.
 import type { BodyKind } from '../pipeline/read-request.js';
 import type { Build, RetryRule, Sent } from '../pipeline/dispatch.js';
-import type { Caller, Exchange, Priced } from '../pipeline/exchange.js';
+import type { Caller, Exchange, Matched, Priced } from '../pipeline/exchange.js';
 import type { Bill, Hold } from '../billing/reservation.js';
 
 export interface ProxiedPolicy {
@@ -18,6 +18,9 @@ export interface ProxiedPolicy {
 
 /** Answers from the gateway itself (the caller's models, its tasks). */
 export type LocalPolicy = (ex: Exchange, c: Caller) => Promise<void>;
+
+/** The operator's API: the admin key checked, no token. */
+export type AdminPolicy = (ex: Exchange, m: Matched) => Promise<void>;
 
 /** Answers about the gateway (health, readiness, metrics): no caller needed. */
 export type OpenPolicy = (ex: Exchange) => Promise<void> | void;

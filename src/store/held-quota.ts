@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
-import type { UsageQuery, UsageRow } from './usage.js';
+import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
 
 /** Where holds live; every call is one atomic step in the shared store. */
 export interface HoldBackend {
@@ -78,6 +78,11 @@ export class HeldQuota implements QuotaLedger {
   async usage(q: UsageQuery): Promise<UsageRow[]> {
     this.flush();
     return this.inner.usage(q);
+  }
+
+  async totals(account: string): Promise<UsageTotals> {
+    this.flush();
+    return this.inner.totals(account);
   }
 
   /** The account plus every hold on it, less what this process has reserved or charged but not yet written. */

@@ -1,6 +1,6 @@
 // The quota ledger contract: reserve → settle | refund, each entry keyed so nothing is charged twice, and each
 // tagged with what it was for (user, model, route, channel, usage), so spending can be reported without guessing.
-import type { UsageQuery, UsageRow } from './usage.js';
+import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
 
 /** What an entry is for: known when the money is reserved (user, model, route) and when it is closed (the rest). */
 export interface EntryTags {
@@ -63,6 +63,8 @@ export interface QuotaLedger {
   entries(account: string): Promise<LedgerEntry[]>;
   /** Closed requests summed by the query's grouping (kept per hour, so `from` and `to` count by whole hours). */
   usage(q: UsageQuery): Promise<UsageRow[]>;
+  /** An account's usage since it was created (what it has spent, for balance displays). */
+  totals(account: string): Promise<UsageTotals>;
   /** Owners holding reservations that are still open (whatever their scope). */
   openOwners(): Promise<string[]>;
   /** The open reservations of one owner (a process's id, see Store.instance). */

@@ -3,14 +3,14 @@
 // the reservations of a process that died and a settle never trusts its caller for the amount.
 import { clampCharge, closeTags, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { LuaScript, type RedisClient } from './redis-client.js';
-import { groupCells, hourMs, hoursOf, type RollupDelta, type UsageQuery, type UsageRow } from './usage.js';
+import { groupCells, hourMs, hoursOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 
 const P = 'sy:quota:';
 // Keys, named inside the scripts (one Redis node, not Redis Cluster, as for the task index):
 //   bal:<account>  balance · log:<account>  entries as JSON · entry:<entry>  marker holding the entry
 //   open:req:<request>  the open reservation · open:own:<owner>  its requests · open:owners  owners with any
 //   usage:h:<hour>  the usage rollup of one hour: field <account>␟<model>␟<route>␟<channel>␟<user>␟<total> → number
-//   usage:hours  the hours that have any (a sorted set, scored by hour)
+//   usage:hours  the hours that have any (a sorted set, scored by hour) · usage:acct:<account>  its totals since created
 // Tags travel as strings, '' for none; an entry's JSON leaves out the ones it does not have.
 const lib = `
 local P = '${P}'
@@ -35,6 +35,13 @@ local function rollup(account, at, t, charged, uncharged)
   if charged > 0 then redis.call('HINCRBY', key, cell .. 'charged', charged) end
   if uncharged > 0 then redis.call('HINCRBY', key, cell .. 'uncharged', uncharged) end
   redis.call('ZADD', P .. 'usage:hours', hour, hour)
+  local acct = P .. 'usage:acct:' .. account
+  redis.call('HINCRBY', acct, 'requests', 1)
+  if t.prompt_tokens then redis.call('HINCRBY', acct, 'prompt_tokens', t.prompt_tokens) end
+  if t.completion_tokens then redis.call('HINCRBY', acct, 'completion_tokens', t.completion_tokens) end
+  if t.units then redis.call('HINCRBY', acct, 'units', t.units) end
+  if charged > 0 then redis.call('HINCRBY', acct, 'charged', charged) end
+  if uncharged > 0 then redis.call('HINCRBY', acct, 'uncharged', uncharged) end
 end
 `;
 
@@ -147,6 +154,12 @@ export class RedisQuotaLedger implements QuotaLedger {
       const e = JSON.parse(r) as LedgerEntry;
       return { entry: e.entry, account: e.account, request: e.request, kind: e.kind, amount: e.amount, at: e.at, uncharged: e.uncharged ?? 0, ...tagsOf(e) };
     });
+  }
+
+  async totals(account: string): Promise<UsageTotals> {
+    const h = await this.client.hGetAll(`${P}usage:acct:${account}`);
+    const n = (k: string) => Number(h[k] ?? 0);
+    return { requests: n('requests'), prompt_tokens: n('prompt_tokens'), completion_tokens: n('completion_tokens'), units: n('units'), charged: n('charged'), uncharged: n('uncharged') };
   }
 
   /** Reads the rollup hour by hour (one HGETALL each, pipelined) and sums it here. */

@@ -5,7 +5,7 @@ import type { StateDb } from './sqlite-state.js';
 import { clampCharge, closeTags, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { WriteBatch } from './write-batch.js';
 import { SqliteUsage } from './sqlite-usage.js';
-import { rollupOf, type UsageQuery, type UsageRow } from './usage.js';
+import { rollupOf, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS quota_accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL, updated_at INTEGER NOT NULL);
@@ -118,6 +118,10 @@ export class SqliteQuotaLedger implements QuotaLedger {
 
   async usage(q: UsageQuery): Promise<UsageRow[]> {
     return this.rollup.query(q);
+  }
+
+  async totals(account: string): Promise<UsageTotals> {
+    return this.rollup.totals(account);
   }
 
   async entries(account: string): Promise<LedgerEntry[]> {

@@ -1,7 +1,7 @@
 // The usage rollup in SQLite: one row per (account, hour, model, route, channel), added to in the same transaction
 // as the ledger entries it sums. A report over a million entries reads a few hundred rows.
 import type { StateDb } from './sqlite-state.js';
-import { hoursOf, type RollupDelta, type UsageQuery, type UsageRow } from './usage.js';
+import { hoursOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS usage_hourly (
@@ -10,7 +10,9 @@ const schema = `
     units INTEGER NOT NULL, charged INTEGER NOT NULL, uncharged INTEGER NOT NULL,
     PRIMARY KEY (account, hour, model, route, channel));
   CREATE INDEX IF NOT EXISTS usage_hourly_hour ON usage_hourly(hour);
-  CREATE INDEX IF NOT EXISTS usage_hourly_user ON usage_hourly(user, hour);`;
+  CREATE INDEX IF NOT EXISTS usage_hourly_user ON usage_hourly(user, hour);
+  CREATE TABLE IF NOT EXISTS usage_accounts (account TEXT PRIMARY KEY, requests INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL, units INTEGER NOT NULL, charged INTEGER NOT NULL, uncharged INTEGER NOT NULL);`;
 
 const sums = 'SUM(requests) AS requests, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens, SUM(units) AS units, SUM(charged) AS charged, SUM(uncharged) AS uncharged';
 
@@ -21,6 +23,8 @@ const keys: Record<UsageQuery['groupBy'], string> = {
 
 export class SqliteUsage {
   private readonly add;
+  private readonly addTotal;
+  private readonly total;
 
   constructor(private readonly db: StateDb) {
     db.exec(schema);
@@ -29,11 +33,26 @@ export class SqliteUsage {
       ON CONFLICT(account, hour, model, route, channel) DO UPDATE SET requests = requests + excluded.requests,
         prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
         units = units + excluded.units, charged = charged + excluded.charged, uncharged = uncharged + excluded.uncharged`);
+    this.addTotal = db.prepare(`INSERT INTO usage_accounts (account, requests, prompt_tokens, completion_tokens, units, charged, uncharged)
+      VALUES (@account, @requests, @prompt_tokens, @completion_tokens, @units, @charged, @uncharged)
+      ON CONFLICT(account) DO UPDATE SET requests = requests + excluded.requests, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+        completion_tokens = completion_tokens + excluded.completion_tokens, units = units + excluded.units,
+        charged = charged + excluded.charged, uncharged = uncharged + excluded.uncharged`);
+    this.total = db.prepare('SELECT requests, prompt_tokens, completion_tokens, units, charged, uncharged FROM usage_accounts WHERE account = ?');
+  }
+
+  /** An account's totals since it was created. */
+  totals(account: string): UsageTotals {
+    return (this.total.get(account) as UsageTotals | undefined) ?? { requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
   }
 
   /** Call inside the transaction that writes the entries these deltas sum. */
   apply(deltas: RollupDelta[]): void {
-    for (const d of deltas) this.add.run(d);
+    for (const d of deltas) {
+      this.add.run(d);
+      const { account, requests, prompt_tokens, completion_tokens, units, charged, uncharged } = d;
+      this.addTotal.run({ account, requests, prompt_tokens, completion_tokens, units, charged, uncharged });
+    }
   }
 
   query(q: UsageQuery): UsageRow[] {

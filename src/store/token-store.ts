@@ -18,6 +18,9 @@ export interface TokenRecord {
 
 export interface NewToken { user?: string; group: string; quota: number; models?: string[]; expiresAt?: number; name?: string }
 
+/** What an operator may change on a token (null removes a field); its key, user and balance are not among them. */
+export interface TokenChange { group?: string; models?: string[] | null; name?: string | null; expires_at?: number | null }
+
 // crypto.hash: the one-shot form, half the cost of createHash on every authenticated request.
 const hashKey = (key: string) => hash('sha256', key, 'hex');
 const maxCached = 50_000;
@@ -75,11 +78,37 @@ export class TokenStore {
   async revoke(id: string): Promise<boolean> {
     const rec = await this.byId(id);
     if (!rec) return false;
+    // The mark first: a change written meanwhile (update) sees it and keeps the token revoked.
+    await this.kv.set(`revoked:${id}`, true);
     await this.kv.set(`key:${rec.hash}`, { ...rec, revoked: true });
-    this.forget(rec.hash);
-    // After the write, so an instance that re-reads on the message sees the revoked record.
-    await this.store.publishInvalidate?.(rec.hash);
+    await this.invalidate(rec.hash);
     return true;
+  }
+
+  /** Applies an operator's change; undefined when there is no such token. A revoked token stays revoked. */
+  async update(id: string, change: TokenChange): Promise<TokenRecord | undefined> {
+    const rec = await this.byId(id);
+    if (!rec) return undefined;
+    const next: TokenRecord = { ...rec };
+    if (change.group !== undefined) next.group = change.group;
+    if (change.models !== undefined) next.models = change.models?.length ? change.models : undefined;
+    if (change.name !== undefined) next.name = change.name ?? undefined;
+    if (change.expires_at !== undefined) next.expires_at = change.expires_at ?? undefined;
+    await this.kv.set(`key:${rec.hash}`, next);
+    // A revoke that raced this write may have been overwritten by it: its mark says so.
+    if (!next.revoked && (await this.kv.get(`revoked:${id}`))) {
+      next.revoked = true;
+      await this.kv.set(`key:${rec.hash}`, next);
+    }
+    await this.invalidate(rec.hash);
+    return next;
+  }
+
+  /** Drops the record from this instance's cache and, through the store, from every other instance's. */
+  private async invalidate(hash: string): Promise<void> {
+    this.forget(hash);
+    // After the write, so an instance that re-reads on the message sees the new record.
+    await this.store.publishInvalidate?.(hash);
   }
 
   /** Drops one cached key, or all of them when `hash` is undefined. */

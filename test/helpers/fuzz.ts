@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { projectRoot } from '../../src/config/load-config.js';
 
 export interface RouteDef {
-  id: string; method: string; path: string; policy: string; body_schema?: string; auth?: boolean; multipart?: boolean; dialect?: string;
+  id: string; method: string; path: string; policy: string; body_schema?: string; auth?: boolean | 'admin'; multipart?: boolean; dialect?: string;
   task?: { action: string; saturated_shape?: 'A' | 'B'; family?: string }; limits?: { max_body_bytes?: number; max_json_depth?: number };
 }
 export interface Hostile { method: string; path: string; headers: Record<string, string>; body?: Buffer }
@@ -21,7 +21,8 @@ export const models: string[] = Object.keys(yamlAt('channels.yaml').models);
 export const maxBody = (r: RouteDef): number => r.limits?.max_body_bytes ?? routesDoc.defaults.max_body_bytes;
 export const maxDepth = (r: RouteDef): number => r.limits?.max_json_depth ?? routesDoc.defaults.max_json_depth;
 /** Routes whose policy parses the body as JSON: the media-type and depth rules apply to them. */
-export const readsJson = (r: RouteDef) => r.method === 'POST' && (['stream', 'json', 'count_tokens'].includes(r.policy) || ['submit', 'list'].includes(r.task?.action ?? ''));
+export const readsJson = (r: RouteDef) => (r.method === 'POST' && (['stream', 'json', 'count_tokens'].includes(r.policy) || ['submit', 'list'].includes(r.task?.action ?? '')))
+  || (r.policy === 'admin' && Boolean(r.body_schema));
 export const isArt = (r: RouteDef) => r.path.startsWith('/art/');
 export const isMusic = (r: RouteDef) => r.path.startsWith('/music/');
 /** Routes of Anthropic's Messages dialect answer errors in its shape: {type: "error", error: {type, message}}. */

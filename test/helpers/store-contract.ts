@@ -86,6 +86,8 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
     assert.ok(days.every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d.key)) && days.some((d) => d.key === day));
     assert.deepEqual(await q.quota.usage({ from: span.from - 86_400_000 * 10, to: span.from - 86_400_000 * 9, accounts: [a1], groupBy: 'model' }), [], 'another day: nothing');
     assert.deepEqual(await q.quota.usage({ ...span, accounts: [], groupBy: 'model' }), [], 'no accounts: nothing');
+    assert.deepEqual(await b.quota.totals(a1), { requests: 3, prompt_tokens: 540, completion_tokens: 480, units: 8, charged: 470, uncharged: 600 });
+    assert.deepEqual(await q.quota.totals(uid('nobody')), { requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 });
   });
 
   t('a reservation the balance cannot cover, or on a missing account, is refused and leaves no entry', async (q) => {

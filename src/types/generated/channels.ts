@@ -91,6 +91,10 @@ export interface BillingSettings {
    * Prompt tokens are estimated as request body bytes divided by this, for the reservation and for streams that end without usage (default 4). A charge never exceeds its reservation; usage beyond it is recorded as uncharged.
    */
   prompt_bytes_per_token?: number;
+  /**
+   * Quota units per US dollar, for the dollar figures token holders' front-ends show (`/v1/dashboard/billing/*`) and the admin usage report. The shipped prices make one unit a tenth of a cent.
+   */
+  units_per_usd?: number;
 }
 /**
  * A token group.

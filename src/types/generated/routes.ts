@@ -108,18 +108,29 @@ export interface Route {
    */
   operation?: string;
   /**
-   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`.
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`.
    */
   policy:
-    'stream' | 'json' | 'task' | 'passthrough' | 'models' | 'metrics' | 'health' | 'ready' | 'stored' | 'count_tokens';
+    | 'stream'
+    | 'json'
+    | 'task'
+    | 'passthrough'
+    | 'models'
+    | 'metrics'
+    | 'health'
+    | 'ready'
+    | 'stored'
+    | 'count_tokens'
+    | 'admin'
+    | 'billing';
   /**
    * Request body JSON Schema, relative to schemas/api/.
    */
   body_schema?: string;
   /**
-   * Whether the route needs a client token.
+   * Who may call the route: `true` (default) a client token; `false` anyone (health, metrics, the API document, the console page); `admin` the operator's key (`SWITCHYARD_ADMIN_KEY`, Bearer). Routes of policy `admin` exist only while that key is set.
    */
-  auth?: boolean;
+  auth?: boolean | 'admin';
   /**
    * `error.type` of every Shape A error on this route (e.g. `platform_api_error` on the unified video routes, request errors included). Default: the catalog's type per error.
    */
@@ -152,6 +163,21 @@ export interface Route {
    * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model; see schemas/transform/json-answer.json).
    */
   answer?: string;
+  /**
+   * What a route of policy `admin` or `billing` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `usage`, `tasks`, `channels`, `reload`; billing: `subscription`, `usage`.
+   */
+  action?:
+    | 'token_create'
+    | 'token_list'
+    | 'token_get'
+    | 'token_update'
+    | 'token_topup'
+    | 'token_revoke'
+    | 'usage'
+    | 'tasks'
+    | 'channels'
+    | 'reload'
+    | 'subscription';
 }
 /**
  * How a `task` route acts on task records.

@@ -1,0 +1,49 @@
+// Policy `billing`: a token holder's balance and spending in the shape of OpenAI's (legacy) dashboard billing API,
+// as new-api serves it, so chat front-ends that show a balance work unchanged. Dollars are quota units divided by
+// channels.yaml `billing.units_per_usd`.
+//   subscription: the token's limit (what it has spent plus what is left) and when it expires;
+//   usage: what it spent from `start_date` to `end_date` (YYYY-MM-DD, end exclusive, at most 100 days; default the
+//   current month), `total_usage` in cents, with the cost of each day by model.
+import { sendJson } from '../http/send-json.js';
+import { queryOf } from '../pipeline/match-route.js';
+import type { Caller, Exchange } from '../pipeline/exchange.js';
+import { readRange } from '../admin/time-range.js';
+import { hourMs } from '../store/usage.js';
+import type { LocalPolicy } from './policy.js';
+
+const usd = (units: number, perUsd: number) => Math.round((units / perUsd) * 1e6) / 1e6;
+
+async function subscription(ex: Exchange, c: Caller): Promise<void> {
+  const { g } = ex;
+  const [balance, totals] = await Promise.all([g.store.quota.balance(c.token.id), g.store.quota.totals(c.token.id)]);
+  const limit = usd((balance ?? 0) + totals.charged, g.runtime.unitsPerUsd);
+  sendJson(ex.res, 200, {
+    object: 'billing_subscription', has_payment_method: true, soft_limit_usd: limit, hard_limit_usd: limit,
+    system_hard_limit_usd: limit, access_until: c.token.expires_at ?? 0,
+    balance_usd: usd(balance ?? 0, g.runtime.unitsPerUsd), balance: balance ?? 0,
+  });
+}
+
+async function usage(ex: Exchange, c: Caller): Promise<void> {
+  const { g } = ex;
+  const now = new Date();
+  const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  const q = queryOf(ex.ctx.url);
+  const range = readRange({ ...q, start_date: q.start_date ?? new Date(monthStart).toISOString().slice(0, 10) }, ['start_date', 'end_date'], 31, 100, now.getTime() + hourMs);
+  const perUsd = g.runtime.unitsPerUsd;
+  const days = new Map<string, { name: string; cost: number }[]>();
+  let total = 0;
+  // One pass per day keeps the per-model split; the range is at most 100 days of hourly rows.
+  for (const r of await g.store.quota.usage({ ...range, accounts: [c.token.id], groupBy: 'day' })) {
+    const dayStart = Date.parse(r.key);
+    const byModel = await g.store.quota.usage({ from: Math.max(dayStart, range.from), to: Math.min(dayStart + 86_400_000, range.to), accounts: [c.token.id], groupBy: 'model' });
+    days.set(r.key, byModel.filter((m) => m.charged > 0).map((m) => ({ name: m.key, cost: usd(m.charged, perUsd) * 100 })));
+    total += r.charged;
+  }
+  sendJson(ex.res, 200, {
+    object: 'list', total_usage: usd(total, perUsd) * 100,
+    daily_costs: [...days].map(([day, line_items]) => ({ timestamp: Date.parse(day) / 1000, line_items })),
+  });
+}
+
+export const billingActions: Record<string, LocalPolicy> = { subscription, usage };

@@ -1,0 +1,25 @@
+/* Generated from schemas/ by scripts/gen-types.mjs. Do not edit: run `npm run gen:types`. */
+
+/**
+ * PATCH /admin/tokens/{id}: the fields to change; the others stay. Takes effect on every instance within the token cache time (at once on Redis).
+ */
+export interface AdminTokenUpdateRequest {
+  /**
+   * A group of channels.yaml `groups`.
+   */
+  group?: string;
+  /**
+   * The models the token may use; null: all of its group's.
+   *
+   * @maxItems 256
+   */
+  models?: string[] | null;
+  /**
+   * A label for people; null removes it.
+   */
+  name?: string | null;
+  /**
+   * When the token stops working, in unix seconds; null: never.
+   */
+  expires_at?: number | null;
+}
