@@ -3,14 +3,15 @@
 // the reservations of a process that died and a settle never trusts its caller for the amount.
 import { clampCharge, closeTags, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { LuaScript, type RedisClient } from './redis-client.js';
-import { groupCells, hourMs, hoursOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
+import { groupCells, hourMs, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 
 const P = 'sy:quota:';
 // Keys, named inside the scripts (one Redis node, not Redis Cluster, as for the task index):
 //   bal:<account>  balance · log:<account>  entries as JSON · entry:<entry>  marker holding the entry
 //   open:req:<request>  the open reservation · open:own:<owner>  its requests · open:owners  owners with any
 //   usage:h:<hour>  the usage rollup of one hour: field <account>␟<model>␟<route>␟<channel>␟<user>␟<total> → number
-//   usage:hours  the hours that have any (a sorted set, scored by hour) · usage:acct:<account>  its totals since created
+//   usage:d:<day>  the same per day (hour / 24) · usage:hours, usage:days  the periods that have any (sorted sets)
+//   usage:acct:<account>  an account's totals since created
 // Tags travel as strings, '' for none; an entry's JSON leaves out the ones it does not have.
 const lib = `
 local P = '${P}'
@@ -24,17 +25,22 @@ local function row(entry, account, request, kind, amount, at, uncharged, t)
   redis.call('SET', P .. 'entry:' .. entry, r)
   redis.call('RPUSH', P .. 'log:' .. account, r)
 end
-local function rollup(account, at, t, charged, uncharged)
-  local hour = math.floor(at / ${hourMs})
-  local cell = account .. '\\31' .. (t.model or '') .. '\\31' .. (t.route or '') .. '\\31' .. (t.channel or '') .. '\\31' .. (t.user or '') .. '\\31'
-  local key = P .. 'usage:h:' .. hour
+local function add(key, cell, t, charged, uncharged)
   redis.call('HINCRBY', key, cell .. 'requests', 1)
   if t.prompt_tokens then redis.call('HINCRBY', key, cell .. 'prompt_tokens', t.prompt_tokens) end
   if t.completion_tokens then redis.call('HINCRBY', key, cell .. 'completion_tokens', t.completion_tokens) end
   if t.units then redis.call('HINCRBY', key, cell .. 'units', t.units) end
   if charged > 0 then redis.call('HINCRBY', key, cell .. 'charged', charged) end
   if uncharged > 0 then redis.call('HINCRBY', key, cell .. 'uncharged', uncharged) end
+end
+local function rollup(account, at, t, charged, uncharged)
+  local hour = math.floor(at / ${hourMs})
+  local day = math.floor(hour / 24)
+  local cell = account .. '\\31' .. (t.model or '') .. '\\31' .. (t.route or '') .. '\\31' .. (t.channel or '') .. '\\31' .. (t.user or '') .. '\\31'
+  add(P .. 'usage:h:' .. hour, cell, t, charged, uncharged)
+  add(P .. 'usage:d:' .. day, cell, t, charged, uncharged)
   redis.call('ZADD', P .. 'usage:hours', hour, hour)
+  redis.call('ZADD', P .. 'usage:days', day, day)
   local acct = P .. 'usage:acct:' .. account
   redis.call('HINCRBY', acct, 'requests', 1)
   if t.prompt_tokens then redis.call('HINCRBY', acct, 'prompt_tokens', t.prompt_tokens) end
@@ -162,28 +168,16 @@ export class RedisQuotaLedger implements QuotaLedger {
     return { requests: n('requests'), prompt_tokens: n('prompt_tokens'), completion_tokens: n('completion_tokens'), units: n('units'), charged: n('charged'), uncharged: n('uncharged') };
   }
 
-  /** Reads the rollup hour by hour (one HGETALL each, pipelined) and sums it here. */
+  /** Reads the daily cells of the whole days and the hourly cells of the ends (one HGETALL a period, pipelined). */
   async usage(q: UsageQuery): Promise<UsageRow[]> {
-    const [first, last] = hoursOf(q);
-    const hours = await this.client.zRangeByScore(`${P}usage:hours`, first, last);
+    const { days, hours } = spansOf(q);
+    const periods = async (kind: 'h' | 'd', set: string, [a, b]: [number, number], hoursPer: number) =>
+      (await this.client.zRangeByScore(`${P}usage:${set}`, a, b)).map((p) => ({ key: `${P}usage:${kind}:${p}`, hour: Number(p) * hoursPer }));
+    const all = (await Promise.all([...(days ? [periods('d', 'days', days, 24)] : []), ...hours.map((h) => periods('h', 'hours', h, 1))])).flat();
+    const maps = await Promise.all(all.map((p) => this.client.hGetAll(p.key)));
     const accounts = q.accounts && new Set(q.accounts);
     const cells: RollupDelta[] = [];
-    const all = await Promise.all(hours.map((h) => this.client.hGetAll(`${P}usage:h:${h}`)));
-    hours.forEach((h, i) => {
-      const byCell = new Map<string, RollupDelta>();
-      for (const [field, value] of Object.entries(all[i])) {
-        const [account, model, route, channel, user, total] = field.split('\u001f');
-        if ((accounts && !accounts.has(account)) || (q.user !== undefined && user !== q.user)) continue;
-        const id = field.slice(0, field.length - total.length);
-        let c = byCell.get(id);
-        if (!c) {
-          c = { account, model, route, channel, user, hour: Number(h), requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
-          byCell.set(id, c);
-        }
-        c[total as keyof Pick<RollupDelta, 'requests'>] = Number(value);
-      }
-      cells.push(...byCell.values());
-    });
+    all.forEach((p, i) => cells.push(...cellsOf(maps[i], p.hour, (account, user) => (!accounts || accounts.has(account)) && (q.user === undefined || user === q.user))));
     return groupCells(cells, q.groupBy);
   }
 
@@ -202,6 +196,23 @@ export class RedisQuotaLedger implements QuotaLedger {
     const r = await this.client.get(`${P}open:req:${request}`);
     return r === null ? undefined : (JSON.parse(r) as OpenReservation);
   }
+}
+
+/** The cells of one period's hash (fields `<account>␟<model>␟<route>␟<channel>␟<user>␟<total>`) that `keep` wants. */
+function cellsOf(fields: Record<string, string>, hour: number, keep: (account: string, user: string) => boolean): RollupDelta[] {
+  const byCell = new Map<string, RollupDelta>();
+  for (const [field, value] of Object.entries(fields)) {
+    const [account, model, route, channel, user, total] = field.split('\u001f');
+    if (!keep(account, user)) continue;
+    const id = field.slice(0, field.length - total.length);
+    let c = byCell.get(id);
+    if (!c) {
+      c = { account, model, route, channel, user, hour, requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+      byCell.set(id, c);
+    }
+    c[total as keyof Pick<RollupDelta, 'requests'>] = Number(value);
+  }
+  return [...byCell.values()];
 }
 
 const closeArgs = (t: CloseTags | undefined) => [t?.channel ?? '', t?.prompt_tokens ?? '', t?.completion_tokens ?? '', t?.units ?? ''];

@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import type { StateDb } from './sqlite-state.js';
 import type { LedgerEntry } from './quota-ledger.js';
-import { entryRow, insertEntry } from './sqlite-quota.js';
+import { entryArgs, insertEntry } from './sqlite-quota.js';
 import type { SqliteUsage } from './sqlite-usage.js';
 import { mergeDeltas, rollupOf, type RollupDelta } from './usage.js';
 import type { HoldBackend } from './held-quota.js';
@@ -37,7 +37,7 @@ export class SqliteHolds implements HoldBackend {
       dropOwner: db.prepare('DELETE FROM quota_owners WHERE owner = ?'),
       heldTotal: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ?').pluck(),
       heldByOthers: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ? AND owner != ?').pluck(),
-      insert: db.prepare(insertEntry(true)),
+      insert: db.prepare(insertEntry),
       want: db.prepare('INSERT INTO quota_wants (account, at) VALUES (?, ?) ON CONFLICT(account) DO UPDATE SET at = excluded.at'),
       unwant: db.prepare('DELETE FROM quota_wants WHERE account = ?'),
       wanted: db.prepare('SELECT account FROM quota_wants WHERE at >= ?').pluck(),
@@ -62,7 +62,7 @@ export class SqliteHolds implements HoldBackend {
         for (const r of rows) {
           // A request's close follows its reserve (HeldQuota.flush): its charge is the two amounts together.
           if (r.kind === 'reserve') reserved = r.amount;
-          const written = this.s.insert.run({ ...entryRow(r), held_by: owner }).changes > 0; // not when written before
+          const written = this.s.insert.run(entryArgs(r, owner)).changes > 0; // not when written before
           if (written && r.kind !== 'reserve') deltas.push(rollupOf(r, reserved + r.amount)!);
         }
         this.rollup.apply(mergeDeltas(deltas));
@@ -80,7 +80,7 @@ export class SqliteHolds implements HoldBackend {
           const amount = Math.max(0, Math.min(r.amount, balance));
           const row = { ...r, kind: 'late_charge', amount, uncharged: 0 };
           // The ledger trigger debits it.
-          if (this.s.insert.run({ ...entryRow(row), held_by: null }).changes) this.rollup.apply([rollupOf(row, amount)!]);
+          if (this.s.insert.run(entryArgs(row, null)).changes) this.rollup.apply([rollupOf(row, amount)!]);
         }
       }),
     };

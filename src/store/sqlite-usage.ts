@@ -1,44 +1,57 @@
-// The usage rollup in SQLite: one row per (account, hour, model, route, channel), added to in the same transaction
-// as the ledger entries it sums. A report over a million entries reads a few hundred rows.
+// The usage rollup in SQLite: one row per (account, period, model, route, channel) for hours and for days, added to
+// in the same transaction as the ledger entries it sums. A report reads the daily rows of the whole days it spans
+// and the hourly rows of its two ends.
 import type { StateDb } from './sqlite-state.js';
-import { hoursOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
+import { mergeDeltas, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 
-const schema = `
-  CREATE TABLE IF NOT EXISTS usage_hourly (
-    account TEXT NOT NULL, hour INTEGER NOT NULL, model TEXT NOT NULL, route TEXT NOT NULL, channel TEXT NOT NULL,
+const cells = (table: string, period: string) => `
+  CREATE TABLE IF NOT EXISTS ${table} (
+    account TEXT NOT NULL, ${period} INTEGER NOT NULL, model TEXT NOT NULL, route TEXT NOT NULL, channel TEXT NOT NULL,
     user TEXT NOT NULL, requests INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
     units INTEGER NOT NULL, charged INTEGER NOT NULL, uncharged INTEGER NOT NULL,
-    PRIMARY KEY (account, hour, model, route, channel));
-  CREATE INDEX IF NOT EXISTS usage_hourly_hour ON usage_hourly(hour);
-  CREATE INDEX IF NOT EXISTS usage_hourly_user ON usage_hourly(user, hour);
+    PRIMARY KEY (account, ${period}, model, route, channel));
+  CREATE INDEX IF NOT EXISTS ${table}_${period} ON ${table}(${period});
+  CREATE INDEX IF NOT EXISTS ${table}_user ON ${table}(user, ${period});`;
+
+const schema = `${cells('usage_hourly', 'hour')}${cells('usage_daily', 'day')}
   CREATE TABLE IF NOT EXISTS usage_accounts (account TEXT PRIMARY KEY, requests INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL, units INTEGER NOT NULL, charged INTEGER NOT NULL, uncharged INTEGER NOT NULL);`;
 
-const sums = 'SUM(requests) AS requests, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens, SUM(units) AS units, SUM(charged) AS charged, SUM(uncharged) AS uncharged';
+const totals = ['requests', 'prompt_tokens', 'completion_tokens', 'units', 'charged', 'uncharged'];
+const sums = totals.map((t) => `SUM(${t}) AS ${t}`).join(', ');
+const upsert = (table: string, period: string) => `INSERT INTO ${table} (account, ${period}, model, route, channel, user, ${totals.join(', ')})
+  VALUES (${'?, '.repeat(11)}?)
+  ON CONFLICT(account, ${period}, model, route, channel) DO UPDATE SET ${totals.map((t) => `${t} = ${t} + excluded.${t}`).join(', ')}`;
+const cellArgs = (d: RollupDelta, period: number) =>
+  [d.account, period, d.model, d.route, d.channel, d.user, d.requests, d.prompt_tokens, d.completion_tokens, d.units, d.charged, d.uncharged];
 
-const keys: Record<UsageQuery['groupBy'], string> = {
-  model: 'model', route: 'route', channel: 'channel', token: 'account', user: 'user',
-  day: "strftime('%Y-%m-%d', hour * 3600, 'unixepoch')",
-};
+/** The report key of a row of either table (`seconds`: the length of its period). */
+const keyOf = (by: UsageQuery['groupBy'], period: string, seconds: number): string =>
+  by === 'day' ? `strftime('%Y-%m-%d', ${period} * ${seconds}, 'unixepoch')` : by === 'token' ? 'account' : by;
 
 export class SqliteUsage {
-  private readonly add;
+  private readonly addHour;
+  private readonly addDay;
   private readonly addTotal;
   private readonly total;
 
   constructor(private readonly db: StateDb) {
     db.exec(schema);
-    this.add = db.prepare(`INSERT INTO usage_hourly (account, hour, model, route, channel, user, requests, prompt_tokens, completion_tokens, units, charged, uncharged)
-      VALUES (@account, @hour, @model, @route, @channel, @user, @requests, @prompt_tokens, @completion_tokens, @units, @charged, @uncharged)
-      ON CONFLICT(account, hour, model, route, channel) DO UPDATE SET requests = requests + excluded.requests,
-        prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
-        units = units + excluded.units, charged = charged + excluded.charged, uncharged = uncharged + excluded.uncharged`);
-    this.addTotal = db.prepare(`INSERT INTO usage_accounts (account, requests, prompt_tokens, completion_tokens, units, charged, uncharged)
-      VALUES (@account, @requests, @prompt_tokens, @completion_tokens, @units, @charged, @uncharged)
-      ON CONFLICT(account) DO UPDATE SET requests = requests + excluded.requests, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-        completion_tokens = completion_tokens + excluded.completion_tokens, units = units + excluded.units,
-        charged = charged + excluded.charged, uncharged = uncharged + excluded.uncharged`);
-    this.total = db.prepare('SELECT requests, prompt_tokens, completion_tokens, units, charged, uncharged FROM usage_accounts WHERE account = ?');
+    this.addHour = db.prepare(upsert('usage_hourly', 'hour'));
+    this.addDay = db.prepare(upsert('usage_daily', 'day'));
+    this.addTotal = db.prepare(`INSERT INTO usage_accounts (account, ${totals.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT(account) DO UPDATE SET ${totals.map((t) => `${t} = ${t} + excluded.${t}`).join(', ')}`);
+    this.total = db.prepare(`SELECT ${totals.join(', ')} FROM usage_accounts WHERE account = ?`);
+  }
+
+  /** Call inside the transaction that writes the entries these deltas sum. */
+  apply(deltas: RollupDelta[]): void {
+    for (const d of deltas) {
+      this.addHour.run(cellArgs(d, d.hour));
+      this.addTotal.run(d.account, d.requests, d.prompt_tokens, d.completion_tokens, d.units, d.charged, d.uncharged);
+    }
+    // Cells of one day: the deltas merged again with the day as their period (hour / 24).
+    for (const d of mergeDeltas(deltas.map((x) => ({ ...x, hour: Math.floor(x.hour / 24) })))) this.addDay.run(cellArgs(d, d.hour));
   }
 
   /** An account's totals since it was created. */
@@ -46,27 +59,21 @@ export class SqliteUsage {
     return (this.total.get(account) as UsageTotals | undefined) ?? { requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
   }
 
-  /** Call inside the transaction that writes the entries these deltas sum. */
-  apply(deltas: RollupDelta[]): void {
-    for (const d of deltas) {
-      this.add.run(d);
-      const { account, requests, prompt_tokens, completion_tokens, units, charged, uncharged } = d;
-      this.addTotal.run({ account, requests, prompt_tokens, completion_tokens, units, charged, uncharged });
-    }
-  }
-
   query(q: UsageQuery): UsageRow[] {
-    const [first, last] = hoursOf(q);
-    const where = ['hour BETWEEN ? AND ?'];
-    const args: unknown[] = [first, last];
-    if (q.accounts) {
-      if (!q.accounts.length) return [];
-      where.push(`account IN (${q.accounts.map(() => '?').join(',')})`);
-      args.push(...q.accounts);
-    }
-    if (q.user !== undefined) { where.push('user = ?'); args.push(q.user); }
-    const key = keys[q.groupBy];
-    // Statements are few (grouping × filters) and cached by better-sqlite3's caller: prepare is cheap next to the scan.
-    return this.db.prepare(`SELECT ${key} AS key, ${sums} FROM usage_hourly WHERE ${where.join(' AND ')} GROUP BY 1 ORDER BY 1`).all(...args) as UsageRow[];
+    if (q.accounts && !q.accounts.length) return [];
+    const { days, hours } = spansOf(q);
+    const parts: string[] = [];
+    const args: unknown[] = [];
+    const part = (table: string, period: string, seconds: number, spans: [number, number][]) => {
+      if (!spans.length) return;
+      const where = [`(${spans.map(() => `${period} BETWEEN ? AND ?`).join(' OR ')})`];
+      args.push(...spans.flat());
+      if (q.accounts) { where.push(`account IN (${q.accounts.map(() => '?').join(',')})`); args.push(...q.accounts); }
+      if (q.user !== undefined) { where.push('user = ?'); args.push(q.user); }
+      parts.push(`SELECT ${keyOf(q.groupBy, period, seconds)} AS key, ${totals.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}`);
+    };
+    part('usage_daily', 'day', 86_400, days ? [days] : []);
+    part('usage_hourly', 'hour', 3_600, hours);
+    return this.db.prepare(`SELECT key, ${sums} FROM (${parts.join(' UNION ALL ')}) GROUP BY key ORDER BY key`).all(...args) as UsageRow[];
   }
 }

@@ -1,5 +1,6 @@
-// Usage reports: closed requests summed per hour, account, model, route and channel as they are written (a rollup
-// beside the ledger, in the same transaction), so a report reads a few rows per hour instead of every entry.
+// Usage reports: closed requests summed per account, model, route and channel, per hour and per day, as they are
+// written (a rollup beside the ledger, in the same transaction). A report reads whole days from the daily cells and
+// only the hours at its two ends from the hourly ones, so its cost follows the days it spans, not the entries.
 import type { LedgerEntry } from './quota-ledger.js';
 
 export const groupings = ['model', 'route', 'channel', 'day', 'token', 'user'] as const;
@@ -25,6 +26,21 @@ export const hourMs = 3_600_000;
 export const hourOf = (ms: number) => Math.floor(ms / hourMs);
 /** The hours a query covers, [first, last]. */
 export const hoursOf = (q: Pick<UsageQuery, 'from' | 'to'>) => [hourOf(q.from), hourOf(Math.max(q.from, q.to - 1))] as const;
+
+/**
+ * Where a query's hours are read: whole days from the daily cells, the hours before the first and after the last
+ * whole day from the hourly ones. Days are numbered as hour / 24 (UTC).
+ */
+export function spansOf(q: Pick<UsageQuery, 'from' | 'to'>): { days?: [number, number]; hours: [number, number][] } {
+  const [first, last] = hoursOf(q);
+  const d0 = Math.ceil(first / 24);
+  const d1 = Math.floor((last + 1) / 24) - 1;
+  if (d0 > d1) return { hours: [[first, last]] };
+  const hours: [number, number][] = [];
+  if (first < d0 * 24) hours.push([first, d0 * 24 - 1]);
+  if ((d1 + 1) * 24 <= last) hours.push([(d1 + 1) * 24, last]);
+  return { days: [d0, d1], hours };
+}
 
 const closeKinds = new Set(['settle', 'refund', 'late_charge']);
 

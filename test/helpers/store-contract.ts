@@ -86,6 +86,10 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
     assert.ok(days.every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d.key)) && days.some((d) => d.key === day));
     assert.deepEqual(await q.quota.usage({ from: span.from - 86_400_000 * 10, to: span.from - 86_400_000 * 9, accounts: [a1], groupBy: 'model' }), [], 'another day: nothing');
     assert.deepEqual(await q.quota.usage({ ...span, accounts: [], groupBy: 'model' }), [], 'no accounts: nothing');
+    // A range holding today whole reads today from the daily cells: the same figures.
+    const wide = { from: Date.now() - 3 * 86_400_000, to: Date.now() + 2 * 86_400_000 };
+    assert.deepEqual(await b.quota.usage({ ...wide, accounts: [a1], groupBy: 'model' }), await q.quota.usage({ ...span, accounts: [a1], groupBy: 'model' }));
+    assert.deepEqual(await b.quota.usage({ ...wide, user, groupBy: 'day' }), [row(day, 3, 540, 480, 8, 470, 600)]);
     assert.deepEqual(await b.quota.totals(a1), { requests: 3, prompt_tokens: 540, completion_tokens: 480, units: 8, charged: 470, uncharged: 600 });
     assert.deepEqual(await q.quota.totals(uid('nobody')), { requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 });
   });
