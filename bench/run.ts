@@ -20,9 +20,10 @@ import { download } from './scenarios/download.js';
 import { clusterScaling } from './scenarios/cluster.js';
 import { tasks } from './scenarios/tasks.js';
 import { connectionSoak } from './scenarios/connection-soak.js';
+import { usageReport } from './scenarios/usage-report.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, download, clusterScaling, soak, connectionSoak, tasks];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, download, clusterScaling, soak, connectionSoak, tasks, usageReport];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 3 minutes
