@@ -8,7 +8,7 @@ import type { Exchange } from '../pipeline/exchange.js';
 import type { TaskRecord } from '../tasks/task-record.js';
 import { readLimit } from './list-page.js';
 
-const statuses = ['queued', 'in_progress', 'completed', 'failed'];
+export const taskStatuses = ['queued', 'in_progress', 'completed', 'failed'];
 /** Catalog pages read at most per answer when filters skip entries (the answer then says has_more). */
 const maxReads = 8;
 
@@ -16,7 +16,7 @@ export async function serveTasks(ex: Exchange): Promise<void> {
   const { g } = ex;
   const q = queryOf(ex.ctx.url);
   const limit = readLimit(q, { defaultLimit: 50, maxLimit: 100 });
-  if (q.status !== undefined && !statuses.includes(q.status)) throw new GatewayError('invalid_request', `\`status\` must be one of: ${statuses.join(', ')}`);
+  if (q.status !== undefined && !taskStatuses.includes(q.status)) throw new GatewayError('invalid_request', `\`status\` must be one of: ${taskStatuses.join(', ')}`);
   const user = q.token !== undefined ? (await g.tokens.byId(q.token))?.user : q.user;
   if (q.token !== undefined && user === undefined) throw new GatewayError('token_not_found', `no token ${clip(q.token, 80)}`);
   if (q.token !== undefined && q.user !== undefined && q.user !== user) return sendJson(ex.res, 200, page([], false));

@@ -15,6 +15,7 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
     const vendor = d.vendor && side(d.vendor.functions, ms, requestMs);
     out.set(name, {
       name,
+      description: d.description,
       error: d.error ? compileTransform(d.error, ms) : undefined,
       client: d.client && client && {
         request: client.request(d.client.request), response: client.t(d.client.response), stream: client.stream(d.client.stream),

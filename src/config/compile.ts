@@ -29,6 +29,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     action: r.action,
     errorType: r.error_type,
     limits: resolveLimits(cfg.routes.defaults, r.limits),
+    bodySchema: r.body_schema,
     validate: r.body_schema ? registry.get(r.body_schema) : undefined,
     model: r.model,
     modelExpr: r.model_expr ? compileTransform(r.model_expr, transformMs) : undefined,
@@ -51,6 +52,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
   const hash = createHash('sha256').update(JSON.stringify([cfg.routes, cfg.channels])).digest('hex').slice(0, 16);
   return {
     hash,
+    schemas: registry,
     server: { ...defaultServerLimits, ...cfg.routes.server },
     routes,
     channels,

@@ -8,6 +8,7 @@ import type { CompiledPriceInputs } from '../billing/price-inputs.js';
 import type { BreakerSettings } from '../pipeline/circuit-breaker.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
 import type { CompiledUsagePaths } from '../transform/usage-paths.js';
+import type { SchemaRegistry } from './schema-registry.js';
 
 export interface RouteLimitsResolved {
   maxBodyBytes: number;
@@ -31,6 +32,8 @@ export interface CompiledRoute {
   /** The body of every error on the route in its family's own shape (bindings $status, $code, $message). */
   errorAnswer?: Transform;
   limits: RouteLimitsResolved;
+  /** The request body's schema by its $id (a file of schemas/api/), which `validate` checks. */
+  bodySchema?: string;
   validate?: ValidateFunction;
   /** Fixed model, or an expression picking it from the body; otherwise `body.model`. */
   model?: string;
@@ -52,6 +55,7 @@ export interface CompiledRoute {
 /** A client-facing API format and its translations to and from the unified one (OpenAI chat completions). */
 export interface CompiledDialect {
   name: string;
+  description?: string;
   /** The body of every error on the dialect's routes. */
   error?: Transform;
   client?: { request: Transform; response: Transform; stream: CompiledStream; conversation?: Transform };
@@ -143,6 +147,8 @@ export interface CompiledChannel {
 
 export interface Runtime {
   hash: string;
+  /** The schemas the routes' validators were compiled from (shipped and the operator's own). */
+  schemas: SchemaRegistry;
   /** Client connection bounds (read at start: a reload does not change a running listener). */
   server: Required<ServerLimits>;
   routes: CompiledRoute[];

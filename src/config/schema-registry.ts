@@ -10,6 +10,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export class SchemaRegistry {
   readonly ajv: Ajv;
+  /** Each schema as its file holds it, by $id: what the API document (src/openapi/) converts. */
+  readonly sources = new Map<string, Record<string, unknown>>();
   /** `extraApiDirs`: more request schemas (an operator's), added after the shipped ones; a clashing `$id` is an error. */
   constructor(readonly schemasDir: string, extraApiDirs: string[] = []) {
     // strictRequired is off: anyOf branches name required fields declared one level up, which is valid JSON Schema.
@@ -28,6 +30,7 @@ export class SchemaRegistry {
         schema.$id ??= f; // a schema is named by its file, as routes.yaml refers to it
         if (ids.has(schema.$id)) throw new Error(`${join(dir, f)}: a schema named "${schema.$id}" already exists`);
         ids.add(schema.$id);
+        this.sources.set(schema.$id, schema);
         this.ajv.addSchema(schema);
       }
     }

@@ -4,6 +4,7 @@ import type { Gateway } from '../gateway.js';
 import type { CompiledRoute } from '../config/runtime.js';
 import { publicView, videoObject, type TaskRecord } from './task-record.js';
 import { sendJson } from '../http/send-json.js';
+import type { Video } from '../types/generated/video.response.js';
 
 export async function taskBody(g: Gateway, route: CompiledRoute, rec: TaskRecord, baseUrl: string): Promise<unknown> {
   const view = publicView(rec, contentUrl(g, rec, baseUrl));
@@ -12,7 +13,7 @@ export async function taskBody(g: Gateway, route: CompiledRoute, rec: TaskRecord
     return {
       id: view.id, task_id: view.task_id, object: 'video', model: view.model, status: view.status, progress: view.progress, created_at: view.created_at,
       ...(rec.source_id ? { remixed_from_video_id: rec.source_id } : {}),
-    };
+    } satisfies Video;
   }
   return videoObject(view, rec.source_id ?? null);
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { UnifiedStatus } from '../config/runtime.js';
 import { fillPath } from '../transform/fill-path.js';
+import type { Video } from '../types/generated/video.response.js';
 
 export interface TaskRecord {
   id: string;
@@ -96,9 +97,9 @@ export type PublicTask = ReturnType<typeof publicView>;
 
 /**
  * The default answer: OpenAI's video object, plus `video_url` once completed. `sourceId` (the record's `source_id`)
- * is OpenAI's `remixed_from_video_id`.
+ * is OpenAI's `remixed_from_video_id`. Typed by schemas/api/video.response.json, which /openapi.json declares.
  */
-export function videoObject(v: PublicTask, sourceId: string | null) {
+export function videoObject(v: PublicTask, sourceId: string | null): Video {
   return {
     id: v.id, task_id: v.task_id, object: 'video', model: v.model, status: v.status, progress: v.progress,
     created_at: v.created_at, completed_at: v.completed_at, expires_at: v.expires_at, seconds: v.seconds, size: v.size,

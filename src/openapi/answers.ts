@@ -1,0 +1,78 @@
+// A route's success answer: the schema the repository has for it (chat completions and their stream events, the
+// video object, model lists), a shape read off the route's own `answer` where its inputs are known (token counts),
+// else a generic JSON value described by where it comes from.
+import type { CompiledRoute, CompiledTaskRoute } from '../config/runtime.js';
+import type { SchemaComponents } from './convert-schema.js';
+import { inferSchema } from './infer-schema.js';
+
+type Schema = Record<string, unknown>;
+type Content = Record<string, Schema>;
+export interface Answer { status: string; description: string; content: Content }
+
+const json = (schema: Schema): Content => ({ 'application/json': { schema } });
+const generic = (description: string): Schema => ({ description, type: ['object', 'array'] });
+const object = (description: string): Schema => ({ description, type: 'object' });
+const bytes: Content = { '*/*': { schema: { description: 'The bytes as they were sent, with their content type.' } } };
+const ok = (content: Content, description = 'Success.'): Answer[] => [{ status: '200', description, content }];
+
+export async function answersOf(route: CompiledRoute, components: SchemaComponents): Promise<Answer[]> {
+  if (route.task) return taskAnswers(route.task, components);
+  switch (route.policy) {
+    case 'stream': return ok(route.dialect ? dialectAnswer(route) : chatAnswer(components));
+    case 'json': return ok(json(generic('The answer, mapped by the channel to the unified format where it differs.')));
+    case 'passthrough': return ok(bytes, 'The vendor\'s answer, relayed as it came.');
+    case 'models': return ok(json(components.ref(route.path.includes('{id}') ? 'model.response.json' : 'model-list.response.json')));
+    case 'stored': return ok(json(object(route.method === 'DELETE' ? 'The id, its object type and `deleted: true`.' : 'The kept answer, as the client first got it.')));
+    case 'count_tokens': return ok(json(await countAnswer(route)));
+    case 'metrics': return ok({ 'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition.' } } });
+    case 'admin': return [{ status: route.action === 'token_create' ? '201' : '200', description: 'Success.', content: json(object(`The ${route.action} answer.`)) }];
+    case 'openapi': return ok(json(object('This document.')));
+    case 'ready': return [
+      ...ok(json(object('Ready: the config hash and the store kind.'))),
+      { status: '503', description: 'Not ready.', content: json(object('Not ready: the config hash and the reason.')) },
+    ];
+    default: return ok(json(object(`The ${route.policy} answer.`)));
+  }
+}
+
+function taskAnswers(task: CompiledTaskRoute, components: SchemaComponents): Answer[] {
+  // A route's own `answer` is the family's format; without one, the video object.
+  const one = (as: string) => json(task.answer ? generic(`The task in the family's own shape (the route's \`answer\`), ${as}.`) : components.ref('video.response.json'));
+  switch (task.action) {
+    case 'submit': return ok(one('as submitted'), 'The task was accepted (nothing is charged unless it is).');
+    case 'query': case 'delete': return ok(one('as it stands'));
+    case 'page': return ok(task.answer
+      ? json(object('A page of the caller\'s tasks ({object: list, data, first_id, last_id, has_more}), each as the route\'s `answer` shows it.'))
+      : json(components.ref('video-list.response.json')));
+    case 'list': return ok(json(generic(task.listAnswer ? 'The tasks, wrapped by the route\'s `list_answer`.' : 'The caller\'s tasks among the ids asked for, in that order.')));
+    case 'content': return [...ok(bytes, 'The result file.'), { status: '206', description: 'The part of the result a Range asked for.', content: bytes }];
+    default: return ok(json(generic('The vendor\'s answer about the task, mapped by the channel.')));
+  }
+}
+
+function chatAnswer(components: SchemaComponents): Content {
+  return {
+    'application/json': { schema: components.ref('chat-completion.json') },
+    // One schema per event: what OpenAPI 3.2 calls `itemSchema`, an extension in 3.1.
+    'text/event-stream': {
+      schema: { type: 'string', description: 'With `"stream": true`: one `data: <chunk>` line per event, each a chat.completion.chunk (or a final error event), then `data: [DONE]`.' },
+      'x-itemSchema': components.ref('chat-chunk.json'),
+    },
+  };
+}
+
+/** A dialect's answers are its own format (the dialect's client transforms make them). */
+function dialectAnswer(route: CompiledRoute): Content {
+  const what = route.dialect!.description ?? route.dialect!.name;
+  return {
+    'application/json': { schema: object(`The answer in the route's dialect: ${what}`) },
+    'text/event-stream': { schema: { type: 'string', description: `With \`"stream": true\`: the dialect's named events (${what}).` } },
+  };
+}
+
+/** A count_tokens route's `answer` run over two estimates: what varies is typed, what is fixed is kept. */
+async function countAnswer(route: CompiledRoute): Promise<Schema> {
+  if (!route.answer) return object('The estimate.');
+  const samples = await Promise.all([{ tokens: 1, model: 'a' }, { tokens: 7, model: 'b' }].map((b) => route.answer!.run({}, b)));
+  return { description: 'The prompt-token estimate billing would reserve (the route\'s `answer`).', ...inferSchema(samples.map((s) => JSON.parse(JSON.stringify(s ?? null)))) };
+}

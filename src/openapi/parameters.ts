@@ -1,0 +1,73 @@
+// A route's parameters: path segments from `{name}`, the query parameters its policy reads, and the headers it
+// reads besides the key. Query parameters are listed here next to the file that reads them (`source`), and
+// test/openapi.test.ts checks that every `q.<name>` such a file reads is listed.
+import type { CompiledRoute } from '../config/runtime.js';
+import { groupings } from '../store/usage.js';
+import { taskStatuses } from '../admin/tasks-api.js';
+
+export interface Parameter { name: string; in: 'path' | 'query' | 'header'; required?: boolean; description: string; schema: Record<string, unknown> }
+export interface QuerySet { source: string; parameters: Parameter[] }
+
+const query = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }): Parameter => ({ name, in: 'query', description, schema });
+const limit = (def: number, max: number) => query('limit', `How many items a page holds (default ${def}).`, { type: 'integer', minimum: 1, maximum: max, default: def });
+const after = (what: string) => query('after', `The id of the last ${what} of the previous page; the page starts after it.`);
+const instant = (name: string, what: string) => query(name, `${what}: unix seconds, or an ISO 8601 date (UTC midnight) or time.`);
+
+/** By `policy:action`: the query parameters each local answer reads. */
+export const queryParameters: Record<string, QuerySet> = {
+  'task:page': { source: 'src/policies/task-page.ts', parameters: [
+    after('task'), limit(20, 100), query('order', 'By creation time.', { type: 'string', enum: ['asc', 'desc'], default: 'desc' }),
+  ] },
+  'admin:token_list': { source: 'src/admin/tokens-api.ts', parameters: [
+    query('user', 'Only tokens of this user.'), query('group', 'Only tokens of this group.'),
+    query('revoked', 'Only revoked (`true`) or live (`false`) tokens.', { type: 'string', enum: ['true', 'false'] }),
+    limit(100, 1000), after('token'),
+  ] },
+  'admin:tasks': { source: 'src/admin/tasks-api.ts', parameters: [
+    query('token', 'Only tasks of this token id (404 when there is no such token).'), query('user', 'Only tasks of this user.'),
+    query('status', 'Only tasks in this state.', { type: 'string', enum: taskStatuses }), query('family', 'Only tasks of this family (e.g. video).'),
+    limit(50, 100), after('task'),
+  ] },
+  'admin:usage': { source: 'src/admin/usage-api.ts', parameters: [
+    query('token', 'Only this token id.'), query('user', 'Only tokens of this user.'),
+    instant('from', 'Start of the range (default: 30 days before `to`; at most 400 days)'), instant('to', 'End of the range, exclusive (default: now)'),
+    query('group_by', 'What each row sums.', { type: 'string', enum: [...groupings], default: 'model' }),
+  ] },
+  'billing:usage': { source: 'src/policies/billing.ts', parameters: [
+    instant('start_date', 'Start of the range (default: the first of this month; at most 100 days)'),
+    instant('end_date', 'End of the range, exclusive (default: now)'),
+  ] },
+};
+
+const pathWords: Record<string, string> = {
+  task: 'The id of one of the caller\'s tasks (`task_…`); another user\'s is not found.',
+  stored: 'The id of one of the caller\'s kept answers.',
+  models: 'A model id the token may use.',
+  admin: 'A token id (`tok_…`).',
+};
+
+export function parametersOf(route: CompiledRoute): Parameter[] {
+  const path = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]): Parameter => ({
+    name, in: 'path', required: true, schema: { type: 'string' },
+    description: (name === 'id' && pathWords[route.policy]) || `The \`${name}\` segment of the path.`,
+  }));
+  const own = queryParameters[`${route.policy}:${route.task?.action ?? route.action}`]?.parameters ?? [];
+  return [...path, ...own, ...modelQuery(route), ...headers(route)];
+}
+
+/** Query parameters a route's `model_expr` reads as `$query.<name>`. */
+function modelQuery(route: CompiledRoute): Parameter[] {
+  const names = new Set([...(route.modelExpr?.source ?? '').matchAll(/\$query\.([A-Za-z_][A-Za-z0-9_]*)/g)].map(([, n]) => n));
+  return [...names].map((n) => query(n, 'Read to pick the model this request is billed and dispatched as.'));
+}
+
+function headers(route: CompiledRoute): Parameter[] {
+  const out: Parameter[] = [];
+  if (route.task?.action === 'content') {
+    out.push({ name: 'Range', in: 'header', description: 'A byte range of the result, passed to where it is stored (answered 206).', schema: { type: 'string' } });
+  }
+  if (route.policy === 'admin' && route.action === 'token_topup') {
+    out.push({ name: 'Idempotency-Key', in: 'header', description: 'Makes a retried topup count once (1 to 128 printable characters).', schema: { type: 'string', minLength: 1, maxLength: 128 } });
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+// The errors a route can answer: the stages its requests go through (src/pipeline/index.ts, README "Request
+// lifecycle") and the catalogued codes each stage refuses with, so the statuses come from the catalog itself.
+import type { CompiledRoute } from '../config/runtime.js';
+import { catalog, type ErrorCode } from '../http/errors.js';
+import { policyOf } from '../policies/index.js';
+
+/** A catalogued refusal; `status` where the stage answers the code with another status than the catalog's. */
+export interface Refusal { code: ErrorCode; status: number }
+
+const stages = {
+  connection: ['request_timeout', 'server_busy', 'internal_error'],             // src/server.ts: any request
+  authenticate: ['invalid_api_key'],
+  authenticateAdmin: ['invalid_api_key', 'admin_key_required'],
+  rateLimit: ['too_many_requests'],
+  readJson: ['invalid_request', 'request_timeout', 'request_too_large', 'unsupported_media_type', 'server_busy'],
+  readMultipart: ['invalid_request', 'request_timeout', 'request_too_large', 'server_busy'], // multipart is not a 415
+  readRaw: ['request_timeout', 'request_too_large', 'server_busy'],
+  resolveModel: ['invalid_request', 'model_not_allowed', 'model_not_found'],
+  taskRefs: ['task_not_found', 'invalid_request'],                               // a `refs` field naming a task
+  taskSource: ['task_not_found', 'task_not_completed', 'invalid_request'],       // a remix's source
+  recall: ['invalid_request'],
+  price: ['invalid_request'],
+  reserve: ['insufficient_user_quota'],
+  reserveTask: ['insufficient_user_quota', 'too_many_requests'],                 // a task slot in the group
+  dispatch: ['invalid_request', 'too_many_requests', 'upstream_error', 'upstream_timeout', 'no_available_channel'],
+  respond: ['bad_response_body'],
+  respondTask: ['task_failed', 'bad_response', 'upstream_error'],
+} satisfies Record<string, ErrorCode[]>;
+
+// What each local answer refuses once the caller is known (src/policies/, src/admin/).
+const taskActions: Record<string, ErrorCode[]> = {
+  query: ['task_not_found'],
+  list: stages.readJson,
+  content: ['task_not_found', 'task_not_completed', 'bad_response', 'upstream_timeout'],
+  relay: ['task_not_found', 'upstream_error', 'bad_response'],
+  page: ['invalid_request'],
+  delete: ['task_not_found', 'invalid_request', 'task_busy', 'upstream_error'],
+};
+const adminActions: Record<string, ErrorCode[]> = {
+  token_list: ['invalid_request'], token_get: ['token_not_found'], token_update: ['token_not_found'], token_topup: ['token_not_found'],
+  token_revoke: ['token_not_found'], usage: ['invalid_request'], tasks: ['invalid_request', 'token_not_found'], reload: ['invalid_request'],
+};
+const billingActions: Record<string, ErrorCode[]> = { usage: ['invalid_request'] };
+
+/** Every refusal of the route, one per code and status, in status order. */
+export function refusalsOf(route: CompiledRoute): Refusal[] {
+  const codes = stagesOf(route).flat();
+  const out = new Map<string, Refusal>();
+  for (const code of codes) out.set(`${code}:${catalog[code].status}`, { code, status: catalog[code].status });
+  // A Range the result does not have is answered 416 (src/policies/task-content.ts).
+  if (route.task?.action === 'content') out.set('invalid_request:416', { code: 'invalid_request', status: 416 });
+  return [...out.values()].sort((a, b) => a.status - b.status);
+}
+
+/** Whether a vendor's own error status reaches the client (its 4xx relayed; on passthrough, every answer as it came). */
+export function relaysVendorErrors(route: CompiledRoute): boolean {
+  const p = policyOf(route);
+  return p.kind === 'proxied' && (p.policy.relayErrors || p.policy.body === 'raw');
+}
+
+function stagesOf(route: CompiledRoute): ErrorCode[][] {
+  const p = policyOf(route);
+  if (p.kind === 'open' && !route.auth) return [stages.connection];
+  if (p.kind === 'admin') {
+    const body = route.validate ? stages.readJson : route.method !== 'GET' ? stages.readRaw : [];
+    return [stages.connection, stages.authenticateAdmin, body, adminActions[route.action ?? ''] ?? []];
+  }
+  const caller = [stages.connection, stages.authenticate, stages.rateLimit];
+  if (p.kind === 'open') return caller;
+  if (p.kind === 'local') return [...caller, ...localStages(route)];
+  const task = route.task;
+  return [
+    ...caller,
+    p.policy.body === 'raw' ? stages.readRaw : route.multipart ? stages.readMultipart : stages.readJson,
+    stages.resolveModel,
+    task?.refs.length ? stages.taskRefs : [],
+    task?.source ? stages.taskSource : [],
+    route.store?.continues ? stages.recall : [],
+    stages.price,
+    p.policy.scope === 'durable' ? stages.reserveTask : stages.reserve,
+    stages.dispatch,
+    task ? stages.respondTask : p.policy.body === 'raw' ? [] : stages.respond,
+  ];
+}
+
+function localStages(route: CompiledRoute): ErrorCode[][] {
+  if (route.task) return [taskActions[route.task.action] ?? []];
+  if (route.policy === 'models') return [route.path.includes('{id}') ? ['model_not_found'] : []];
+  if (route.policy === 'stored') return [['not_found']];
+  if (route.policy === 'billing') return [billingActions[route.action ?? ''] ?? []];
+  if (route.policy === 'count_tokens') return [stages.readJson, stages.resolveModel, route.store?.continues ? stages.recall : []];
+  return [];
+}

@@ -1,0 +1,41 @@
+// Who may call a route, as OpenAPI security: a client token as a Bearer key (or in the route dialect's key header),
+// the operator's key on the admin API, nothing on `auth: false` routes (src/pipeline/authenticate.ts).
+import type { CompiledRoute } from '../config/runtime.js';
+
+export const clientToken = 'clientToken';
+export const adminKey = 'adminKey';
+/** The scheme of a dialect's key header, e.g. `keyHeader.x-api-key`. */
+export const keyHeaderScheme = (header: string) => `keyHeader.${header.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+
+export type Requirement = Record<string, string[]>;
+
+/** Alternatives: any one of them lets the request in; none for open routes. */
+export function securityOf(route: CompiledRoute): Requirement[] {
+  if (route.auth === false) return [];
+  if (route.auth === 'admin') return [{ [adminKey]: [] }];
+  return [{ [clientToken]: [] }, ...(route.keyHeader ? [{ [keyHeaderScheme(route.keyHeader)]: [] }] : [])];
+}
+
+/** The schemes the routes use. */
+export function securitySchemes(routes: CompiledRoute[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (routes.some((r) => r.auth === true)) {
+    out[clientToken] = {
+      type: 'http', scheme: 'bearer',
+      description: 'A client token (`Authorization: Bearer <key>`), made with `switchyard token create` or `POST /admin/tokens`. Its group decides which models it reaches; its quota pays for requests.',
+    };
+  }
+  for (const header of new Set(routes.filter((r) => r.auth === true && r.keyHeader).map((r) => r.keyHeader!))) {
+    out[keyHeaderScheme(header)] = {
+      type: 'apiKey', in: 'header', name: header,
+      description: `The same client token in the \`${header}\` header, as this dialect's clients send it (Authorization: Bearer is read first).`,
+    };
+  }
+  if (routes.some((r) => r.auth === 'admin')) {
+    out[adminKey] = {
+      type: 'http', scheme: 'bearer',
+      description: 'The operator\'s key, SWITCHYARD_ADMIN_KEY (`Authorization: Bearer <key>`). A client token gets 403 admin_key_required.',
+    };
+  }
+  return out;
+}
