@@ -21,9 +21,10 @@ import { clusterScaling } from './scenarios/cluster.js';
 import { tasks } from './scenarios/tasks.js';
 import { connectionSoak } from './scenarios/connection-soak.js';
 import { usageReport } from './scenarios/usage-report.js';
+import { sseTranslated } from './scenarios/sse-translated.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseCapacity, download, clusterScaling, soak, connectionSoak, tasks, usageReport];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, tasks, usageReport];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 3 minutes
@@ -43,6 +44,7 @@ const speedTargets: Record<string, string> = {
   [chatJson.name]: 'CPU per request at 64 connections',
   [sseScenario.name]: 'SSE first-event delay and burst share at 100 streams',
   [download.name]: 'download MB/s and RSS growth',
+  [sseTranslated.name]: 'translated-stream first-event delay',
 };
 
 const root = fileURLToPath(new URL('../../', import.meta.url)); // dist/bench/ → repository root

@@ -5,7 +5,7 @@ import { percentiles } from './stats.js';
 
 export interface StreamResult {
   status: number;
-  /** Ended with `data: [DONE]` and no error. */
+  /** Ended with its end marker (`data: [DONE]` by default) and no error. */
   ok: boolean;
   events: number;
   /** ms from sending the request to the first body byte (the first event, since SSE headers carry no data). */
@@ -21,7 +21,11 @@ export interface StreamResult {
   endedAt: number;
 }
 
-export interface StreamOptions { agent: Agent; target: Target; path: string; body: Buffer; timeoutMs: number; signal: AbortSignal }
+export interface StreamOptions {
+  agent: Agent; target: Target; path: string; body: Buffer; timeoutMs: number; signal: AbortSignal;
+  /** What the last bytes of a complete stream hold: `[DONE]` for OpenAI chat, a dialect's closing event otherwise. */
+  endMarker?: string;
+}
 
 const NL = 10;
 
@@ -42,7 +46,7 @@ export function runStream(o: StreamOptions): Promise<StreamResult> {
       r.endedAt = performance.now();
       // Silence until the end counts too: a stream that never answered, or went quiet before a timeout, stalled.
       r.maxGapMs = Math.max(r.maxGapMs, r.endedAt - (Number.isFinite(r.firstAt) ? last : t0));
-      r.ok = !r.error && r.status === 200 && tail.includes('[DONE]');
+      r.ok = !r.error && r.status === 200 && tail.includes(o.endMarker ?? '[DONE]');
       resolve(r);
     };
     const req = request(new URL(o.path, o.target.url), {
@@ -75,7 +79,7 @@ export function runStream(o: StreamOptions): Promise<StreamResult> {
           }
           prevByte = b;
         }
-        tail = (tail + chunk.toString('latin1')).slice(-64);
+        tail = (tail + chunk.toString('latin1')).slice(-1024); // a closing event's data can be long
       });
       res.once('end', () => finish(r.status === 200 ? undefined : `HTTP ${r.status}`));
       res.once('error', (e: NodeJS.ErrnoException) => finish(e.code ?? e.message));

@@ -88,6 +88,8 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
     'x-switchyard-added-ms': addedMs(ctx).toFixed(3),
   });
   res.socket?.setNoDelay(true);
+  const opening = translated ? await translated.open() : '';
+  if (opening) res.write(opening);
   streamsInFlight.inc();
   res.once('close', () => streamsInFlight.dec());
   const dialect = p.route.dialect;

@@ -29,6 +29,14 @@ export class TranslatedStream {
     return chunks.length ? this.toClient(chunks) : undefined;
   };
 
+  /**
+   * The client's opening events, as soon as the vendor has accepted the request (e.g. `response.created`), so the
+   * client hears from the stream before the first token is translated.
+   */
+  async open(): Promise<string> {
+    return this.sides.client ? text(await this.sides.client.open()) : '';
+  }
+
   /** After a clean end: what the vendor's transform still had to say, then the client's closing events. */
   async finish(): Promise<string> {
     const tail = this.sides.vendor ? (await this.sides.vendor.stream.end()).map((e) => e.data as Chunk) : [];

@@ -26,6 +26,11 @@ export class StreamTransformer {
     this.bindings = bindings;
   }
 
+  /** The events `init` opens the stream with, at once (before any input event); later hooks will not repeat them. */
+  async open(): Promise<StreamEvent[]> {
+    return this.started ? [] : this.start();
+  }
+
   /** Events for one input event (`data` parsed, `name` its SSE event name). */
   async push(data: unknown, name?: string): Promise<StreamEvent[]> {
     const before = this.started ? [] : await this.start();
