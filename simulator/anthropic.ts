@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Fault } from './control.js';
+import { playSteps, type Step } from './stream-steps.js';
 import { type Directives, intDirective, parseDirectives } from './directives.js';
 import { type Ctx, type Route, echoed, sendJson, sleep, write } from './http.js';
 
@@ -51,7 +52,6 @@ interface Plan {
   outputTokens: number;
 }
 
-type Step = { data: string } | { cut: true };
 
 // ---- ids, error bodies, dispatcher hooks ----
 
@@ -478,30 +478,11 @@ function streamSteps(ctx: Ctx, body: MessagesRequest, plan: Plan, d: Directives,
 }
 
 async function streamReply(ctx: Ctx, body: MessagesRequest, plan: Plan, d: Directives, id: string): Promise<void> {
-  const { res, signal, control } = ctx;
   const steps = streamSteps(ctx, body, plan, d, id);
-  let cut = false;
-  control.count('streams_started');
-  // 'close' before 'finish' means the client left early; that is what abort-propagation tests look for.
-  res.on('close', () => {
-    if (!res.writableFinished && !cut) control.count('streams_aborted');
+  await playSteps(ctx, steps, {
+    contentType: 'text/event-stream; charset=utf-8', intervalMs: intDirective(d, 'interval_ms', 0),
+    complete: (last) => last.startsWith('event: message_stop\n'),
   });
-  res.socket?.setNoDelay(true);
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  res.flushHeaders();
-  const interval = intDirective(d, 'interval_ms', 0);
-  for (const [i, step] of steps.entries()) {
-    if (i > 0 && !(await sleep(interval, signal))) return;
-    if ('cut' in step) {
-      cut = true;
-      res.socket?.destroy();
-      return;
-    }
-    if (!(await write(res, step.data, signal))) return;
-  }
-  res.end();
-  const last = steps.at(-1);
-  if (last && 'data' in last && last.data.startsWith('event: message_stop\n')) control.count('streams_completed');
 }
 
 export const anthropicRoutes: Route[] = [

@@ -1,4 +1,5 @@
 // OpenAI Chat Completions vendor: auth, validation, directives, and JSON/SSE replies shaped like api.openai.com.
+import { playSteps, type Step } from './stream-steps.js';
 import { type Directives, flagDirective, intDirective, parseDirectives } from './directives.js';
 import {
   type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError, write,
@@ -35,7 +36,6 @@ interface Plan {
   usage: ReturnType<typeof usageOf>;
 }
 
-type Step = { data: string } | { cut: true };
 
 const PART_TYPES = ['text', 'image_url', 'input_audio', 'refusal', 'audio', 'file', 'video_url'];
 // Fixed fragments so tool-call completion_tokens is a known constant (5).
@@ -198,30 +198,8 @@ function toolCall(tool: { id: string; name: string }, args: string) {
 }
 
 async function streamReply(ctx: Ctx, body: ChatRequest, plan: Plan, d: Directives): Promise<void> {
-  const { res, signal, control } = ctx;
   const steps = streamSteps(ctx, body, plan, d);
-  let cut = false;
-  control.count('streams_started');
-  // 'close' before 'finish' means the client left early; that is what abort-propagation tests look for.
-  res.on('close', () => {
-    if (!res.writableFinished && !cut) control.count('streams_aborted');
-  });
-  res.socket?.setNoDelay(true);
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  res.flushHeaders();
-  const interval = intDirective(d, 'interval_ms', 0);
-  for (const [i, step] of steps.entries()) {
-    if (i > 0 && !(await sleep(interval, signal))) return;
-    if ('cut' in step) {
-      cut = true;
-      res.socket?.destroy();
-      return;
-    }
-    if (!(await write(res, step.data, signal))) return;
-  }
-  res.end();
-  const last = steps.at(-1);
-  if (last && 'data' in last && last.data === DONE) control.count('streams_completed');
+  await playSteps(ctx, steps, { contentType: 'text/event-stream', intervalMs: intDirective(d, 'interval_ms', 0), complete: (last) => last === DONE });
 }
 
 /** The whole event sequence, computed up front so the send loop only has to pace it. */

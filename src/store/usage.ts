@@ -57,19 +57,25 @@ export function rollupOf(e: LedgerEntry, charged: number): RollupDelta | undefin
   };
 }
 
+type Counts = Pick<UsageRow, 'requests' | 'prompt_tokens' | 'completion_tokens' | 'units' | 'charged' | 'uncharged'>;
+
+function addCounts(into: Counts, d: Counts): void {
+  into.requests += d.requests;
+  into.prompt_tokens += d.prompt_tokens;
+  into.completion_tokens += d.completion_tokens;
+  into.units += d.units;
+  into.charged += d.charged;
+  into.uncharged += d.uncharged;
+}
+
 /** Many requests of one flush add up to one write per cell. */
 export function mergeDeltas(deltas: RollupDelta[]): RollupDelta[] {
   const cells = new Map<string, RollupDelta>();
   for (const d of deltas) {
     const k = `${d.account}\u0000${d.hour}\u0000${d.model}\u0000${d.route}\u0000${d.channel}`;
     const c = cells.get(k);
-    if (!c) { cells.set(k, { ...d }); continue; }
-    c.requests += d.requests;
-    c.prompt_tokens += d.prompt_tokens;
-    c.completion_tokens += d.completion_tokens;
-    c.units += d.units;
-    c.charged += d.charged;
-    c.uncharged += d.uncharged;
+    if (!c) cells.set(k, { ...d });
+    else addCounts(c, d);
   }
   return [...cells.values()];
 }
@@ -89,12 +95,7 @@ export function groupCells(cells: RollupDelta[], by: Grouping): UsageRow[] {
   for (const c of cells) {
     const key = keyOf(c, by);
     const r = rows.get(key) ?? { key, requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
-    r.requests += c.requests;
-    r.prompt_tokens += c.prompt_tokens;
-    r.completion_tokens += c.completion_tokens;
-    r.units += c.units;
-    r.charged += c.charged;
-    r.uncharged += c.uncharged;
+    addCounts(r, c);
     rows.set(key, r);
   }
   return [...rows.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
