@@ -3,10 +3,10 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { watch } from 'node:fs';
-import { join } from 'node:path';
 import { startGateway, type Running } from './start.js';
 import { ConfigError } from './config/diagnostics.js';
 import { defaultConfigDir } from './config/load-config.js';
+import { configFile } from './config/config-files.js';
 
 const drainMs = Number(process.env.SWITCHYARD_DRAIN_MS ?? 30_000);
 
@@ -45,9 +45,9 @@ function onSignals(running: Running): void {
 /** Reloads on file changes too, debounced: editors write files in several steps. */
 function watchConfig(reload: () => void): void {
   let timer: NodeJS.Timeout | undefined;
-  for (const f of ['routes.yaml', 'channels.yaml']) {
+  for (const f of ['routes.yaml', 'channels.yaml'] as const) {
     try {
-      watch(join(defaultConfigDir(), f), () => { clearTimeout(timer); timer = setTimeout(reload, 300); }).unref();
+      watch(configFile(defaultConfigDir(), f), () => { clearTimeout(timer); timer = setTimeout(reload, 300); }).unref();
     } catch { /* a missing file was already reported by the config check */ }
   }
 }

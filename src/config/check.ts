@@ -1,5 +1,5 @@
 // Checks config in layers: YAML syntax → JSON Schema → cross references → JSONata and env references.
-import { join } from 'node:path';
+import { configFile, usesShippedRoutes } from './config-files.js';
 import type { ErrorObject } from 'ajv';
 import { loadYaml, type YamlFile } from './load-yaml.js';
 import { describeOne, type SchemaRegistry } from './schema-registry.js';
@@ -7,7 +7,7 @@ import { resolveEnv } from './env-refs.js';
 import type { Diagnostic } from './diagnostics.js';
 import { compileTransform, TransformError } from '../transform/compile-transform.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
-import type { RoutesFile } from '../types/generated/routes.js';
+import type { Route, RoutesFile } from '../types/generated/routes.js';
 
 export interface CheckedConfig {
   routes: RoutesFile;
@@ -27,16 +27,17 @@ export type ResolvedChannel = Channel & Required<Pick<Channel, 'base_url' | 'gro
 
 export function checkConfig(configDir: string, registry: SchemaRegistry, env = process.env): { ok: boolean; config?: CheckedConfig; diagnostics: Diagnostic[] } {
   const diags: Diagnostic[] = [];
-  const routesFile = loadYaml(join(configDir, 'routes.yaml'), diags);
-  const channelsFile = loadYaml(join(configDir, 'channels.yaml'), diags);
+  const routesFile = loadYaml(configFile(configDir, 'routes.yaml'), diags);
+  const channelsFile = loadYaml(configFile(configDir, 'channels.yaml'), diags);
   if (!routesFile || !channelsFile) return { ok: false, diagnostics: diags };
 
   schemaLayer(routesFile, 'routes.schema.json', registry, diags);
   schemaLayer(channelsFile, 'channels.schema.json', registry, diags);
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
 
-  const routes = routesFile.data as RoutesFile;
   const channels = channelsFile.data as ChannelsFile;
+  if (usesShippedRoutes(configDir)) keepServed(routesFile, channels, diags);
+  const routes = routesFile.data as RoutesFile;
   const at = (f: YamlFile, level: Diagnostic['level'], path: string, message: string) =>
     diags.push({ level, file: f.name, path, ...f.locate(path), message });
 
@@ -102,6 +103,25 @@ export function withTemplate(ch: Channel, channels: ChannelsFile): Channel {
   };
 }
 
+/** A route that sends to a vendor, when no channel implements its operation. */
+function unserved(r: Route, channels: ChannelsFile): boolean {
+  const needsChannel = ['stream', 'json', 'passthrough'].includes(r.policy) || r.task?.action === 'submit';
+  const op = r.operation ?? r.id;
+  return needsChannel && !channels.channels.some((c) => withTemplate(c, channels).operations?.[op]);
+}
+
+/**
+ * The shipped routes.yaml serves every family the demo has; an operator's config directory without its own
+ * routes.yaml keeps those its channels serve and leaves the others out, with one warning instead of an error each.
+ */
+function keepServed(routesFile: YamlFile, channels: ChannelsFile, diags: Diagnostic[]): void {
+  const routes = routesFile.data as RoutesFile;
+  const left = routes.routes.filter((r) => unserved(r, channels)).map((r) => r.id);
+  if (!left.length) return;
+  routes.routes = routes.routes.filter((r) => !unserved(r, channels)) as RoutesFile['routes'];
+  diags.push({ level: 'warning', file: routesFile.name, path: '/routes', message: `${left.length} shipped routes are not served: no channel here implements their operation (${left.join(', ')})` });
+}
+
 function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaRegistry, routeAt: Report, chanAt: Report): void {
   const seen = new Map<string, number>();
   routes.routes.forEach((r, i) => {
@@ -112,8 +132,6 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     const bad = r.body_schema && registry.problem(r.body_schema);
     if (bad) routeAt('error', `/routes/${i}/body_schema`, bad);
     const op = r.operation ?? r.id;
-    const served = channels.channels.some((c) => withTemplate(c, channels).operations?.[op]);
-    const needsChannel = ['stream', 'json', 'passthrough'].includes(r.policy) || r.task?.action === 'submit';
     if (r.task?.action === 'submit') {
       channels.channels.forEach((c, j) => {
         const spec = withTemplate(c, channels).operations?.[op];
@@ -124,7 +142,7 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     if (source && (r.task?.action !== 'submit' || !r.path.includes(`{${source}}`))) {
       routeAt('error', `/routes/${i}/task/source`, `\`source\` must name a path parameter of a submit route (no {${source}} in ${r.path})`);
     }
-    if (needsChannel && !served) {
+    if (unserved(r, channels)) {
       routeAt('error', `/routes/${i}`, `no channel implements operation "${op}"`);
     }
     routeDialectRules(routes, r, `/routes/${i}`, routeAt);

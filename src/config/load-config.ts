@@ -1,15 +1,15 @@
 // Loads, checks and compiles the config directory; the single entry used by start, reload and `check`.
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { checkConfig } from './check.js';
 import { compileRuntime } from './compile.js';
 import { ConfigError, type Diagnostic } from './diagnostics.js';
 import { SchemaRegistry } from './schema-registry.js';
 import type { Runtime } from './runtime.js';
 
-/** The repository root: dist/src/config/ is three levels below it. */
-export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+import { projectRoot } from './config-files.js';
+
+export { projectRoot };
 
 const registries = new Map<string, SchemaRegistry>();
 
