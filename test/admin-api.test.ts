@@ -140,6 +140,11 @@ test('usage: requests on two models and a refused one, grouped by model, route, 
   assert.deepEqual(byRoute, [['chat_completions', 4], ['embeddings', 1]]);
   const byDay = (await call('GET', `/admin/usage?user=bob&group_by=day&from=${Math.floor(Date.now() / 1000) - 86400}`)).json.data;
   assert.deepEqual(byDay.map((r: { key: string }) => r.key), [new Date().toISOString().slice(0, 10)]);
+  const modelDay = (await call('GET', `/admin/usage?token=${id}&group_by=model,day`)).json;
+  assert.equal(modelDay.group_by, 'model,day');
+  assert.deepEqual(modelDay.data.map((r: { key: string; day: string; requests: number }) => [r.key, r.day, r.requests]),
+    [['gpt-4o-mini', new Date().toISOString().slice(0, 10), 4], ['text-embedding-3-small', new Date().toISOString().slice(0, 10), 1]]);
+  assert.equal((await call('GET', '/admin/usage?group_by=model,model')).status, 400);
   const byToken = (await call('GET', '/admin/usage?group_by=token')).json.data.map((r: { key: string }) => r.key);
   assert.ok(byToken.includes(id));
   const later = (await call('GET', `/admin/usage?token=${id}&from=${new Date(Date.now() + 2 * 3_600_000).toISOString()}&to=${new Date(Date.now() + 3 * 3_600_000).toISOString()}`)).json;

@@ -1,39 +1,51 @@
 // GET /admin/usage: what tokens spent, on what. `token`, `user`, `from`, `to` (unix seconds or ISO 8601; default
 // the last 30 days; counted by whole hours) and `group_by` (model, route, channel, day, token or user; default
-// model). Each row sums the requests closed in the range: prompt and completion tokens, units (seconds, images),
-// what was charged, and what usage beyond a reservation was not.
+// model; two separated by a comma, e.g. `model,day`, give a row per pair). Each row sums the requests closed in
+// the range: prompt and completion tokens, units (seconds, images), what was charged, and what usage beyond a
+// reservation was not.
 import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { queryOf } from '../pipeline/match-route.js';
 import type { Exchange } from '../pipeline/exchange.js';
-import { groupings, hourMs, type Grouping, type UsageQuery, type UsageRow } from '../store/usage.js';
+import { addCounts, groupings, hourMs, type Grouping, type UsageQuery, type UsageRow } from '../store/usage.js';
 import { readRange } from './time-range.js';
 
 export async function serveUsage(ex: Exchange): Promise<void> {
   const q = queryOf(ex.ctx.url);
-  const groupBy = (q.group_by ?? 'model') as Grouping;
-  if (!groupings.includes(groupBy)) throw new GatewayError('invalid_request', `\`group_by\` must be one of: ${groupings.join(', ')} (got ${clip(q.group_by ?? '', 40)})`);
+  const [groupBy, thenBy] = groupingsOf(q.group_by);
   const range = readRange(q, ['from', 'to'], 30, 400);
-  const query: UsageQuery = { ...range, groupBy, accounts: q.token !== undefined ? [q.token] : undefined, user: q.user };
+  const query: UsageQuery = { ...range, groupBy, thenBy, accounts: q.token !== undefined ? [q.token] : undefined, user: q.user };
   const rows = await ex.g.store.quota.usage(query);
   const perUsd = ex.g.runtime.unitsPerUsd;
   sendJson(ex.res, 200, {
-    object: 'usage', group_by: groupBy, granularity: 'hour',
+    object: 'usage', group_by: thenBy ? `${groupBy},${thenBy}` : groupBy, granularity: 'hour',
     // The hours the figures cover, which a range's ends are rounded to.
     from: new Date(Math.floor(range.from / hourMs) * hourMs).toISOString(), to: new Date(Math.ceil(range.to / hourMs) * hourMs).toISOString(),
     units_per_usd: perUsd,
-    data: rows.map((r) => withUsd(r, perUsd)),
+    data: rows.map((r) => withUsd(rowOf(r, thenBy), perUsd)),
     total: withUsd(total(rows), perUsd),
   });
 }
 
+/** `group_by`: one grouping, or two separated by a comma (`model,day`: a row per model and day, for a chart). */
+function groupingsOf(raw = 'model'): [Grouping, Grouping?] {
+  const parts = raw.split(',');
+  const bad = parts.length > 2 || parts.some((p) => !groupings.includes(p as Grouping)) || parts[0] === parts[1];
+  if (bad) throw new GatewayError('invalid_request', `\`group_by\` must be one of ${groupings.join(', ')}, or two of them separated by a comma (got ${clip(raw, 40)})`);
+  return parts as [Grouping, Grouping?];
+}
+
+/** A row of a two-way report names its second value by its grouping: { key: "gpt-4o", day: "2026-11-24", … }. */
+function rowOf(r: UsageRow, thenBy?: Grouping): Omit<UsageRow, 'sub'> & Partial<Record<Grouping, string>> {
+  if (!thenBy) return r;
+  const { key, sub, ...counts } = r;
+  return { key, [thenBy]: sub, ...counts };
+}
+
 function total(rows: UsageRow[]): UsageRow {
   const t: UsageRow = { key: 'total', requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
-  for (const r of rows) {
-    t.requests += r.requests; t.prompt_tokens += r.prompt_tokens; t.completion_tokens += r.completion_tokens;
-    t.units += r.units; t.charged += r.charged; t.uncharged += r.uncharged;
-  }
+  for (const r of rows) addCounts(t, r);
   return t;
 }
 
-const withUsd = (r: UsageRow, perUsd: number) => ({ ...r, charged_usd: Math.round((r.charged / perUsd) * 1e6) / 1e6 });
+const withUsd = <R extends { charged: number }>(r: R, perUsd: number) => ({ ...r, charged_usd: Math.round((r.charged / perUsd) * 1e6) / 1e6 });

@@ -178,7 +178,7 @@ export class RedisQuotaLedger implements QuotaLedger {
     const accounts = q.accounts && new Set(q.accounts);
     const cells: RollupDelta[] = [];
     all.forEach((p, i) => cells.push(...cellsOf(maps[i], p.hour, (account, user) => (!accounts || accounts.has(account)) && (q.user === undefined || user === q.user))));
-    return groupCells(cells, q.groupBy);
+    return groupCells(cells, q.groupBy, q.thenBy);
   }
 
   async openOwners(): Promise<string[]> {

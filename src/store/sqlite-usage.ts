@@ -70,10 +70,12 @@ export class SqliteUsage {
       args.push(...spans.flat());
       if (q.accounts) { where.push(`account IN (${q.accounts.map(() => '?').join(',')})`); args.push(...q.accounts); }
       if (q.user !== undefined) { where.push('user = ?'); args.push(q.user); }
-      parts.push(`SELECT ${keyOf(q.groupBy, period, seconds)} AS key, ${totals.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}`);
+      const sub = q.thenBy ? `, ${keyOf(q.thenBy, period, seconds)} AS sub` : '';
+      parts.push(`SELECT ${keyOf(q.groupBy, period, seconds)} AS key${sub}, ${totals.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}`);
     };
     part('usage_daily', 'day', 86_400, days ? [days] : []);
     part('usage_hourly', 'hour', 3_600, hours);
-    return this.db.prepare(`SELECT key, ${sums} FROM (${parts.join(' UNION ALL ')}) GROUP BY key ORDER BY key`).all(...args) as UsageRow[];
+    const keys = q.thenBy ? 'key, sub' : 'key';
+    return this.db.prepare(`SELECT ${keys}, ${sums} FROM (${parts.join(' UNION ALL ')}) GROUP BY ${keys} ORDER BY ${keys}`).all(...args) as UsageRow[];
   }
 }

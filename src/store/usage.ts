@@ -14,10 +14,12 @@ export interface UsageQuery {
   from: number;
   to: number;
   groupBy: Grouping;
+  /** A second grouping within the first (model by day, say): each row then carries its value as `sub`. */
+  thenBy?: Grouping;
 }
 
 export interface UsageTotals { requests: number; prompt_tokens: number; completion_tokens: number; units: number; charged: number; uncharged: number }
-export interface UsageRow extends UsageTotals { key: string }
+export interface UsageRow extends UsageTotals { key: string; sub?: string }
 
 /** One rollup cell: a closed request's contribution, keyed by where it lands. */
 export interface RollupDelta extends UsageTotals { account: string; user: string; hour: number; model: string; route: string; channel: string }
@@ -59,7 +61,7 @@ export function rollupOf(e: LedgerEntry, charged: number): RollupDelta | undefin
 
 type Counts = Pick<UsageRow, 'requests' | 'prompt_tokens' | 'completion_tokens' | 'units' | 'charged' | 'uncharged'>;
 
-function addCounts(into: Counts, d: Counts): void {
+export function addCounts(into: Counts, d: Counts): void {
   into.requests += d.requests;
   into.prompt_tokens += d.prompt_tokens;
   into.completion_tokens += d.completion_tokens;
@@ -89,14 +91,20 @@ export function keyOf(d: Pick<RollupDelta, 'account' | 'user' | 'hour' | 'model'
   }
 }
 
-/** Sums cells into report rows, sorted by key (days in order, names alphabetically). */
-export function groupCells(cells: RollupDelta[], by: Grouping): UsageRow[] {
+/** Sums cells into report rows, sorted by key then sub (days in order, names alphabetically). */
+export function groupCells(cells: RollupDelta[], by: Grouping, thenBy?: Grouping): UsageRow[] {
   const rows = new Map<string, UsageRow>();
   for (const c of cells) {
     const key = keyOf(c, by);
-    const r = rows.get(key) ?? { key, requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+    const sub = thenBy && keyOf(c, thenBy);
+    const id = sub === undefined ? key : `${key}\u0000${sub}`;
+    let r = rows.get(id);
+    if (!r) {
+      r = { key, ...(sub !== undefined && { sub }), requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+      rows.set(id, r);
+    }
     addCounts(r, c);
-    rows.set(key, r);
   }
-  return [...rows.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...rows.values()].sort((a, b) => order(a.key, b.key) || order(a.sub ?? '', b.sub ?? ''));
 }

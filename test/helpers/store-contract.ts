@@ -90,6 +90,9 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
     const wide = { from: Date.now() - 3 * 86_400_000, to: Date.now() + 2 * 86_400_000 };
     assert.deepEqual(await b.quota.usage({ ...wide, accounts: [a1], groupBy: 'model' }), await q.quota.usage({ ...span, accounts: [a1], groupBy: 'model' }));
     assert.deepEqual(await b.quota.usage({ ...wide, user, groupBy: 'day' }), [row(day, 3, 540, 480, 8, 470, 600)]);
+    // Two ways at once (what a chart of each model by day reads): a row per model and day.
+    assert.deepEqual(await b.quota.usage({ ...wide, accounts: [a1], groupBy: 'model', thenBy: 'day' }),
+      [{ ...row('gpt-x', 2, 540, 480, 0, 420, 600), sub: day }, { ...row('vid', 1, 0, 0, 8, 50, 0), sub: day }]);
     assert.deepEqual(await b.quota.totals(a1), { requests: 3, prompt_tokens: 540, completion_tokens: 480, units: 8, charged: 470, uncharged: 600 });
     assert.deepEqual(await q.quota.totals(uid('nobody')), { requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 });
   });
