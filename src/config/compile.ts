@@ -12,14 +12,17 @@ import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
 import { compileDialects } from './compile-dialects.js';
 
+const operatorPolicies = new Set(['admin', 'console']);
+
 export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Runtime {
   const dispatch = cfg.channels.dispatch ?? {};
   // Wall-clock: generous, since a busy or CPU-starved process stretches every evaluation (a tripped stream hook cuts
   // the stream); a runaway still stops within a second, and evaluation yields, so other requests keep being served.
   const transformMs = dispatch.transform_timeout_ms ?? 1000;
   const dialects = compileDialects(cfg.routes.dialects, transformMs);
-  // The admin API exists only with an operator's key: without one its routes are not compiled (404, not 401).
-  const routes = cfg.routes.routes.filter((r) => r.policy !== 'admin' || cfg.adminKey).map((r): CompiledRoute => ({
+  // The admin API and its console exist only with an operator's key: without one their routes are not compiled
+  // (404, not 401).
+  const routes = cfg.routes.routes.filter((r) => !operatorPolicies.has(r.policy) || cfg.adminKey).map((r): CompiledRoute => ({
     id: r.id,
     method: r.method,
     path: r.path,

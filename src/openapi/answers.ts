@@ -27,6 +27,10 @@ export async function answersOf(route: CompiledRoute, components: SchemaComponen
     case 'metrics': return ok({ 'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition.' } } });
     case 'admin': return [{ status: route.action === 'token_create' ? '201' : '200', description: 'Success.', content: json(object(`The ${route.action} answer.`)) }];
     case 'openapi': return ok(json(object('This document.')));
+    case 'console': return route.path.includes('{asset}')
+      ? [...ok({ 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } }, 'One of the console\'s files (its script, its styles, the chart library).'),
+        { status: '304', description: 'Not modified (If-None-Match named the current ETag).', content: {} }]
+      : ok({ 'text/html': { schema: { type: 'string', description: 'The console page; it calls the admin API with the key the operator signs in with.' } } });
     case 'ready': return [
       ...ok(json(object('Ready: the config hash and the store kind.'))),
       { status: '503', description: 'Not ready.', content: json(object('Not ready: the config hash and the reason.')) },

@@ -18,7 +18,7 @@ const rules: Rule[] = [
   { name: 'image-art', description: 'The image-art task family, in its own format and error envelope.', when: (_r, w) => w === 'art' },
   { name: 'music', description: 'Music tasks, in the music wrapper\'s format and error envelope.', when: (_r, w) => w === 'music' },
   { name: 'billing', description: 'A token holder\'s balance and spending, in the dashboard billing shape.', when: (r) => r.policy === 'billing' },
-  { name: 'admin', description: 'The operator\'s API; exists only while SWITCHYARD_ADMIN_KEY is set.', when: (r) => r.policy === 'admin' },
+  { name: 'admin', description: 'The operator\'s API and its console page; they exist only while SWITCHYARD_ADMIN_KEY is set.', when: (r) => r.policy === 'admin' || r.policy === 'console' },
   { name: 'operations', description: 'About the gateway itself: liveness, readiness, metrics, this document.', when: (r) => policyOf(r).kind === 'open' },
   { name: 'vendor formats', description: 'Vendors\' own request formats, relayed or mapped to their tasks.', when: () => true },
 ];

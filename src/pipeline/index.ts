@@ -19,14 +19,14 @@ import { relayUpstreamError } from './upstream-error.js';
 export async function serve(ex: Exchange): Promise<void> {
   const matched = matchRoute(ex);                                     // 404 not_found · 405 method_not_allowed
   const p = policyOf(matched.route);
-  if (p.kind === 'open' && !matched.route.auth) return p.answer(ex);  // /healthz, /readyz, /metrics
+  if (p.kind === 'open' && !matched.route.auth) return p.answer(ex, matched); // /healthz, /readyz, /metrics, /console
   if (p.kind === 'admin') {
     await authenticateAdmin(ex, matched);                             // 401 · 403 admin_key_required (a client token)
     return p.answer(ex, matched);                                     // tokens, usage, tasks, channels, reload
   }
   const caller = await authenticate(ex, matched);                     // 401 invalid_api_key
   await rateLimit(ex, caller);                                        // 429 too_many_requests
-  if (p.kind === 'open') return p.answer(ex);
+  if (p.kind === 'open') return p.answer(ex, matched);
   if (p.kind === 'local') return p.answer(ex, caller);                // models, tasks, downloads, kept answers, token counts, billing
   return proxy(ex, caller, p.policy);
 }

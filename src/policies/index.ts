@@ -19,11 +19,14 @@ import { countTokens } from './count-tokens.js';
 import { pageTasks } from './task-page.js';
 import { deleteTask } from './task-delete.js';
 import { serveOpenApi } from '../openapi/serve-openapi.js';
+import { serveConsole } from '../console/serve-console.js';
 
 export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy }
   | { kind: 'admin'; answer: AdminPolicy };
 
-const open: Record<string, OpenPolicy> = { health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res), openapi: serveOpenApi };
+const open: Record<string, OpenPolicy> = {
+  health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res), openapi: serveOpenApi, console: serveConsole,
+};
 const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough };
 const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask, page: pageTasks, delete: deleteTask };
 const local: Record<string, LocalPolicy> = { models: serveModels, stored: serveStored, count_tokens: countTokens };

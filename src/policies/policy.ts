@@ -23,4 +23,4 @@ export type LocalPolicy = (ex: Exchange, c: Caller) => Promise<void>;
 export type AdminPolicy = (ex: Exchange, m: Matched) => Promise<void>;
 
 /** Answers about the gateway (health, readiness, metrics): no caller needed. */
-export type OpenPolicy = (ex: Exchange) => Promise<void> | void;
+export type OpenPolicy = (ex: Exchange, m: Matched) => Promise<void> | void;

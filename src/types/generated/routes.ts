@@ -108,7 +108,7 @@ export interface Route {
    */
   operation?: string;
   /**
-   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`).
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data).
    */
   policy:
     | 'stream'
@@ -123,7 +123,8 @@ export interface Route {
     | 'count_tokens'
     | 'admin'
     | 'billing'
-    | 'openapi';
+    | 'openapi'
+    | 'console';
   /**
    * Request body JSON Schema, relative to schemas/api/.
    */
