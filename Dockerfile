@@ -24,6 +24,7 @@ COPY --from=build /app/dist/src ./dist/src
 COPY package.json routes.yaml channels.yaml ./
 COPY schemas ./schemas
 COPY deploy/config ./deploy/config
+COPY console ./console
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 VOLUME ["/app/data"]
