@@ -35,7 +35,7 @@ function groupingsOf(raw = 'model'): [Grouping, Grouping?] {
   return parts as [Grouping, Grouping?];
 }
 
-/** A row of a two-way report names its second value by its grouping: { key: "gpt-4o", day: "2026-11-24", … }. */
+/** A row of a two-way report names its second value by its grouping: { key: "<model>", day: "2026-11-24", … }. */
 function rowOf(r: UsageRow, thenBy?: Grouping): Omit<UsageRow, 'sub'> & Partial<Record<Grouping, string>> {
   if (!thenBy) return r;
   const { key, sub, ...counts } = r;
