@@ -31,12 +31,12 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
 
 /**
  * One side's compiler. A request or answer transform gets the side's `functions` made in an evaluation of their own
- * just before it (a JSONata function is bound to the evaluation that made it, time limit included). A stream makes
- * them once, before `init`, without the time limit (a stream outlives any limit); each hook keeps its own limit,
- * and the helpers keep the stack and sequence bounds.
+ * just before it (a JSONata function is bound to the evaluation that made it, time limit included). A stream keeps
+ * its helpers while they are younger than half the limit (see StreamTransformer), so every hook's helpers have at
+ * least half the limit left and a runaway one is stopped.
  */
 function side(functions: string | undefined, ms: number, requestMs: number) {
-  const streamFns = functions ? compileTransform(functions, 0) : undefined;
+  const streamFns = functions ? compileTransform(functions, ms) : undefined;
   const withFns = (limit: number) => {
     const fns = functions ? compileTransform(functions, limit) : undefined;
     return (src: string): Transform => {
@@ -49,7 +49,7 @@ function side(functions: string | undefined, ms: number, requestMs: number) {
   const request = withFns(requestMs);
   const h = (src: string | undefined) => (src ? compileTransform(src, ms) : undefined);
   const stream = (s: StreamTransform): CompiledStream => ({
-    functions: streamFns, init: h(s.init), event: h(s.event)!, end: h(s.end), error: h(s.error),
+    functions: streamFns, functionsFreshMs: ms / 2, init: h(s.init), event: h(s.event)!, end: h(s.end), error: h(s.error),
   });
   return { t, request, stream };
 }

@@ -4,8 +4,13 @@
 import type { Transform } from './compile-transform.js';
 
 export interface CompiledStream {
-  /** Helpers made once per stream and bound as $fn for every hook. */
+  /**
+   * Helpers bound as $fn for every hook. A JSONata function keeps the time limit of the evaluation that made it, so
+   * they are made again once older than `functionsFreshMs`: a helper that runs away inside a later hook is still
+   * stopped, within the limit, and a stream that outlives the limit keeps working helpers.
+   */
   functions?: Transform;
+  functionsFreshMs?: number;
   init?: Transform; event: Transform; end?: Transform; error?: Transform;
 }
 
@@ -20,11 +25,10 @@ export class StreamTransformer {
   /** The whole answer the stream amounts to, once a hook has said it (kept by routes that store answers). */
   result: unknown;
 
-  private bindings: Record<string, unknown>;
+  private fn: unknown;
+  private fnAt = 0;
 
-  constructor(private readonly spec: CompiledStream, bindings: Record<string, unknown>) {
-    this.bindings = bindings;
-  }
+  constructor(private readonly spec: CompiledStream, private readonly bindings: Record<string, unknown>) {}
 
   /** The events `init` opens the stream with, at once (before any input event); later hooks will not repeat them. */
   async open(): Promise<StreamEvent[]> {
@@ -52,12 +56,22 @@ export class StreamTransformer {
 
   private async start(): Promise<StreamEvent[]> {
     this.started = true;
-    if (this.spec.functions) this.bindings = { ...this.bindings, fn: await this.spec.functions.run(null, this.bindings) };
     return this.spec.init ? this.run(this.spec.init, null, {}) : [];
   }
 
+  private async helpers(): Promise<unknown> {
+    const { functions, functionsFreshMs } = this.spec;
+    if (!functions) return undefined;
+    const now = performance.now();
+    if (this.fn === undefined || (functionsFreshMs && now - this.fnAt > functionsFreshMs)) {
+      this.fn = await functions.run(null, this.bindings);
+      this.fnAt = now;
+    }
+    return this.fn;
+  }
+
   private async run(t: Transform, input: unknown, extra: Record<string, unknown>): Promise<StreamEvent[]> {
-    const out = await t.run(input, { ...this.bindings, ...extra, state: this.state });
+    const out = await t.run(input, { ...this.bindings, fn: await this.helpers(), ...extra, state: this.state });
     if (out === undefined || out === null) return [];
     if (Array.isArray(out)) return out.filter(isEvent);
     const o = out as HookOutput;
