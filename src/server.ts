@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Gateway } from './gateway.js';
 import { GatewayError, sendError, shapeA, toGatewayError } from './http/errors.js';
 import { ClientGone } from './http/read-body.js';
-import { newContext, type RequestContext } from './pipeline/context.js';
+import { newContext, newRequestId, type RequestContext } from './pipeline/context.js';
 import { logRequest } from './log.js';
 import { observeRequest } from './metrics.js';
 import { serve } from './pipeline/index.js';
@@ -31,8 +31,10 @@ export function createGatewayServer(g: Gateway): Server {
   server.on('clientError', (err: Error & { code?: string }, socket) => {
     if (!socket.writable) { socket.destroy(); return; }
     const [status, code, message] = clientErrorAnswer(err.code);
-    const body = shapeA(message, 'invalid_request_error', code);
-    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    // Refused before it became a request, yet answered like one: an id in the header and at the message's end.
+    const id = newRequestId();
+    const body = shapeA(`${message} (request id: ${id})`, 'invalid_request_error', code);
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\nx-request-id: ${id}\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
   return server;
 }
