@@ -15,10 +15,12 @@ import { volcAccessKey } from './volc-sign.js';
 const actionOf = (req: IncomingMessage): string => new URL(req.url ?? '/', 'http://sim').searchParams.get('Action') ?? '';
 
 /**
- * Jimeng and Ark Assets share Volcengine's `POST /?Action=…` shape; the Action decides. This route must come
- * before the video routes so Ark Assets is reached through it.
+ * Jimeng and Ark Assets share Volcengine's `POST /?Action=…` shape; the Action decides, and a V4-signed request
+ * (the visual API's auth; Ark takes a Bearer key) goes to the visual API whatever its Action, which answers an
+ * unknown one as Volcengine does. This route must come before the video routes so Ark Assets is reached through it.
  */
-const volcRoot = route('POST', '/', (ctx) => (JIMENG_ACTIONS.includes(query(ctx, 'Action') ?? '') ? jimeng(ctx) : arkAssetRoutes[0].handle(ctx)));
+const v4Signed = (req: IncomingMessage) => String(req.headers.authorization ?? '').startsWith('HMAC-SHA256');
+const volcRoot = route('POST', '/', (ctx) => (JIMENG_ACTIONS.includes(query(ctx, 'Action') ?? '') || v4Signed(ctx.req) ? jimeng(ctx) : arkAssetRoutes[0].handle(ctx)));
 
 export const mediaRoutes: Route[] = [...midjourneyRoutes, ...sunoRoutes, ...openaiImageRoutes, ...geminiRoutes, ...mediaFileRoutes, volcRoot];
 

@@ -132,7 +132,7 @@ export async function jimeng(ctx: Ctx): Promise<void> {
   });
   if (!verdict.ok) return sendJson(ctx.res, 401, volcMetaError(action, verdict.code ?? 'InvalidAuthorization', verdict.message ?? '', verdict.codeN));
   const version = query(ctx, 'Version') ?? '';
-  if (version !== VERSION) return sendJson(ctx.res, 404, volcMetaError(action, 'InvalidActionOrVersion', `Could not find operation ${action} for version ${version}`));
+  if (version !== VERSION || !JIMENG_ACTIONS.includes(action)) return sendJson(ctx.res, 404, volcMetaError(action, 'InvalidActionOrVersion', `Could not find operation ${action} for version ${version}`));
   const body = parseJson(ctx.raw);
   if (!body) return business(ctx, 50400, 'request body is not valid JSON');
   return action === 'CVSync2AsyncSubmitTask' ? submit(ctx, body) : getResult(ctx, body);
