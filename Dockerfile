@@ -13,6 +13,7 @@ COPY bench ./bench
 COPY scripts ./scripts
 COPY schemas ./schemas
 COPY routes.yaml channels.yaml ./
+COPY vendors ./vendors
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -23,6 +24,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY package.json routes.yaml channels.yaml ./
 COPY schemas ./schemas
+COPY vendors ./vendors
 COPY deploy/config ./deploy/config
 COPY console ./console
 RUN mkdir -p /app/data && chown node:node /app/data

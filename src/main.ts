@@ -7,6 +7,7 @@ import { startGateway, type Running } from './start.js';
 import { ConfigError } from './config/diagnostics.js';
 import { defaultConfigDir } from './config/load-config.js';
 import { configFile } from './config/config-files.js';
+import { vendorDirs } from './config/vendor-files.js';
 
 const drainMs = Number(process.env.SWITCHYARD_DRAIN_MS ?? 30_000);
 
@@ -42,13 +43,14 @@ function onSignals(running: Running): void {
   if (process.env.SWITCHYARD_WATCH_CONFIG !== '0') watchConfig(() => running.reload());
 }
 
-/** Reloads on file changes too, debounced: editors write files in several steps. */
+/** Reloads on file changes too (the two files and the vendor directories), debounced: editors write files in several steps. */
 function watchConfig(reload: () => void): void {
   let timer: NodeJS.Timeout | undefined;
-  for (const f of ['routes.yaml', 'channels.yaml'] as const) {
+  const dir = defaultConfigDir();
+  for (const path of [configFile(dir, 'routes.yaml'), configFile(dir, 'channels.yaml'), ...vendorDirs(dir)]) {
     try {
-      watch(configFile(defaultConfigDir(), f), () => { clearTimeout(timer); timer = setTimeout(reload, 300); }).unref();
-    } catch { /* a missing file was already reported by the config check */ }
+      watch(path, () => { clearTimeout(timer); timer = setTimeout(reload, 300); }).unref();
+    } catch { /* a missing file was already reported by the config check; a config without vendors/ has none */ }
   }
 }
 

@@ -27,7 +27,8 @@ test('every path the Dockerfile copies from the build context exists', () => {
 test('every environment variable the gateway reads is described in .env.example', () => {
   const described = read('.env.example');
   const names = new Set(sources('src').flatMap((f) => [...read(f).matchAll(/env\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1])));
-  for (const f of ['channels.yaml', 'deploy/config/channels.yaml']) {
+  const vendorFiles = readdirSync(join(projectRoot, 'vendors')).map((f) => `vendors/${f}`);
+  for (const f of ['channels.yaml', 'deploy/config/channels.yaml', ...vendorFiles]) {
     const config = read(f).split('\n').filter((l) => !l.trimStart().startsWith('#')).join('\n');
     for (const m of config.matchAll(/\$\{env:([A-Z][A-Z0-9_]+)/g)) names.add(m[1]);
   }

@@ -1,9 +1,10 @@
 // Golden fixtures: every JSONata slot of every shipped channel and route, run on recorded inputs and compared with the
 // expected outputs, which are also checked against the slot's output schema in schemas/transform/.
 //
-//   test/golden/<channel id>/<operation>/<slot>.<case>.json   request, response, chunk, path_expr, poll.request,
-//                                                              poll.response, reconcile.path_expr, reconcile.response,
-//                                                              content.resolve
+//   test/golden/vendors/<vendor>/<operation>/<slot>.<case>.json   a vendor file's slots (vendors/<vendor>.yaml): request,
+//                                                              response, chunk, path_expr, poll.request, poll.response,
+//                                                              reconcile.path_expr, reconcile.response, content.resolve
+//   test/golden/<channel id>/<operation>/<slot>.<case>.json   the same slots of an operation a channel defines itself
 //   test/golden/routes/<route id>/<slot>.<case>.json           model_expr, answer (a task's, or a count_tokens route's),
 //                                                              error_answer, list_answer
 //   (test/golden/dialects/ belongs to golden-dialects.test.ts)
@@ -14,9 +15,11 @@
 // slot that does not exist (or that the engine never runs) fails as stale: a new vendor needs fixtures, not test code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { parse } from 'yaml';
 import { loadRuntime, projectRoot, schemaRegistry } from '../src/config/load-config.js';
+import { extendsOf } from '../src/config/vendor-files.js';
 import type { CompiledOperation, CompiledRoute, Runtime } from '../src/config/runtime.js';
 import type { Transform } from '../src/transform/compile-transform.js';
 import { publicView, type TaskRecord } from '../src/tasks/task-record.js';
@@ -105,16 +108,36 @@ function roleOf(rt: Runtime, operation: string): string | undefined {
   return [...roles][0];
 }
 
+type RawChannel = { id: string; extends?: string | string[]; operations?: Record<string, unknown> };
+
+/**
+ * Where an operation of a channel is defined, as a fixture directory: the channel itself (`<channel id>`), or the
+ * last template it extends that defines it (`vendors/<vendor>` for a vendor file, `templates/<name>` otherwise).
+ */
+function sourceOf(configDir: string, channelId: string, operation: string): string {
+  const file = parse(readFileSync(join(configDir, 'channels.yaml'), 'utf8'), { merge: true }) as { channels: RawChannel[]; templates?: Record<string, RawChannel> };
+  const raw = file.channels.find((c) => c.id === channelId)!;
+  if (raw.operations?.[operation]) return channelId;
+  for (const name of extendsOf(raw).reverse()) {
+    if (file.templates?.[name]) { if (file.templates[name].operations?.[operation]) return `templates/${name}`; continue; }
+    const own = join(configDir, 'vendors', `${name}.yaml`);
+    const path = existsSync(own) ? own : join(projectRoot, 'vendors', `${name}.yaml`);
+    const vendor = parse(readFileSync(path, 'utf8'), { merge: true }) as { channel: RawChannel };
+    if (vendor.channel.operations?.[operation]) return `vendors/${name}`;
+  }
+  throw new Error(`operation ${operation} of channel ${channelId} has no source`);
+}
+
 /** Every JSONata slot of the runtime, by fixture directory and slot name. */
-function slotsOf(rt: Runtime): Map<string, Slot> {
-  const slots = new Map<string, Slot>();
+function slotsOf(rt: Runtime, configDir: string, slots = new Map<string, Slot>()): Map<string, Slot> {
   for (const ch of rt.channels) {
-    assert.notEqual(ch.id, 'routes', 'a channel named "routes" would share test/golden/routes/ with the route fixtures');
+    assert.ok(!['routes', 'vendors', 'templates', 'dialects'].includes(ch.id), `a channel named "${ch.id}" would share test/golden/${ch.id}/ with other fixtures`);
     for (const [name, op] of ch.operations) {
       const role = roleOf(rt, name);
+      const source = sourceOf(configDir, ch.id, name);
       for (const [slot, transform] of Object.entries(transformsOf(op))) {
         if (!transform) continue;
-        const key = `${ch.id}/${name}/${slot}`;
+        const key = `${source}/${name}/${slot}`;
         const spec = role ? operationSlots[role][slot] : undefined;
         const unused = spec ? undefined : `no route runs \`${slot}\` of operation ${name} (${role ? `policy ${role}` : 'no proxied route names it'})`;
         slots.set(key, { key, transform, spec, unused, batch: slot === 'poll.response' && Boolean(op.poll?.batch) });
@@ -143,12 +166,13 @@ function jsonFiles(dir: string): string[] {
   return out;
 }
 
-/** `sim_kling/video_generate/poll.response.failed.json` → slot key `sim_kling/video_generate/poll.response`, or why not. */
+/** `vendors/kling/video_generate/poll.response.failed.json` → slot key `vendors/kling/video_generate/poll.response`, or why not. */
 function slotKeyOf(rel: string): { key?: string; problem?: string } {
-  const parts = rel.split('/');
+  const nested = ['vendors', 'templates'].includes(rel.split('/')[0]);
+  const parts = nested ? [rel.split('/').slice(0, 2).join('/'), ...rel.split('/').slice(2)] : rel.split('/');
   const file = parts.at(-1)!;
   const isRoute = parts[0] === 'routes';
-  if (parts.length !== 3) return { problem: `a fixture lives at <channel id>/<operation>/<slot>.<case>.json or routes/<route id>/<slot>.<case>.json` };
+  if (parts.length !== 3) return { problem: `a fixture lives at vendors/<vendor>/<operation>/<slot>.<case>.json, <channel id>/<operation>/<slot>.<case>.json or routes/<route id>/<slot>.<case>.json` };
   if (!file.endsWith('.json')) return { problem: 'only .json fixtures belong here' };
   const base = file.slice(0, -'.json'.length);
   const names = (isRoute ? routeSlotNames : channelSlotNames).slice().sort((a, b) => b.length - a.length);
@@ -179,12 +203,12 @@ const viewKeys = Object.keys(publicView({
   status: 'queued', progress: 0, created_at: 0, updated_at: 0, result_urls: [], quota: { reserved: 0, state: 'reserved' }, input: {}, vars: {}, polls: 0,
 } satisfies TaskRecord)).sort();
 
-test('golden fixtures: every JSONata slot of the shipped config', async (t) => {
+test('golden fixtures: every JSONata slot of the shipped configs (the demo and deploy/config) and every vendor file', async (t) => {
   const env = { ...process.env };
-  delete env.OPENAI_API_KEY; // the disabled channel compiles all the same
-  const { runtime } = loadRuntime(projectRoot, env);
+  delete env.OPENAI_API_KEY; // a disabled channel compiles all the same
+  const production = join(projectRoot, 'deploy', 'config');
+  const slots = slotsOf(loadRuntime(production, env).runtime, production, slotsOf(loadRuntime(projectRoot, env).runtime, projectRoot));
   const registry = schemaRegistry(projectRoot);
-  const slots = slotsOf(runtime);
   const files = jsonFiles(goldenDir).map((p) => relative(goldenDir, p).split(sep).join('/')).filter((f) => !f.startsWith('dialects/'));
   const covered = new Set(files.map((f) => slotKeyOf(f).key).filter((k): k is string => k !== undefined));
 

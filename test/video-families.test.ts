@@ -12,7 +12,7 @@ after(async () => { await stack.close(); });
 // model, extra body fields, expected charge (channels.yaml prices)
 const families: [string, Record<string, unknown>, number][] = [
   ['sora-2', { seconds: '8' }, 800],
-  ['kling-v2-master', { seconds: '5' }, 750],
+  ['kling-v2-master', { seconds: '5' }, 1400],
   ['viduq1', { image: 'https://example.com/a.png', metadata: { last_frame_url: 'https://example.com/b.png' } }, 300],
   ['seedance-1-pro', { metadata: { output_config: { resolution: '720p', audio_generation: true } } }, 450],
   ['wan2.2-t2v-plus:1280*720', { duration: 5 }, 350],

@@ -8,6 +8,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { compileTransform, TransformError } from '../transform/compile-transform.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
+import { extendsOf, mergeVendors, readVendorFiles } from './vendor-files.js';
 
 export interface CheckedConfig {
   routes: RoutesFile;
@@ -16,14 +17,19 @@ export interface CheckedConfig {
   resolvedChannels: ResolvedChannel[];
   /** The operator's key (SWITCHYARD_ADMIN_KEY); absent: the admin API does not exist. */
   adminKey?: string;
+  /**
+   * SWITCHYARD_ALLOW_PRIVATE_NETWORKS=1: every channel's result URLs and every callback may reach private addresses
+   * (a closed network, e.g. the production config run against the simulator on loopback).
+   */
+  allowPrivateNetworks: boolean;
   diagnostics: Diagnostic[];
 }
 
 /** An admin key short enough to guess would open every token and balance: refused, not warned about. */
 export const minAdminKeyLength = 32;
 
-/** A channel with its template merged in: base URL and groups are known (the cross-reference layer checked it). */
-export type ResolvedChannel = Channel & Required<Pick<Channel, 'base_url' | 'groups'>>;
+/** A channel with its templates merged in: base URL, groups and models are known (the cross-reference layer checked it). */
+export type ResolvedChannel = Channel & Required<Pick<Channel, 'base_url' | 'groups' | 'models'>>;
 
 export function checkConfig(configDir: string, registry: SchemaRegistry, env = process.env): { ok: boolean; config?: CheckedConfig; diagnostics: Diagnostic[] } {
   const diags: Diagnostic[] = [];
@@ -36,13 +42,15 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
 
   const channels = channelsFile.data as ChannelsFile;
-  if (usesShippedRoutes(configDir)) keepServed(routesFile, channels, diags);
-  const routes = routesFile.data as RoutesFile;
   const at = (f: YamlFile, level: Diagnostic['level'], path: string, message: string) =>
     diags.push({ level, file: f.name, path, ...f.locate(path), message });
-
-  crossRefs(routes, channels, registry, (l, p, m) => at(routesFile, l, p, m), (l, p, m) => at(channelsFile, l, p, m));
   transformsLayer(channels, (p, m) => at(channelsFile, 'error', p, m));
+  const vendorModels = vendorLayer(channels, configDir, registry, diags, at);
+  if (hasErrors(diags)) return { ok: false, diagnostics: diags };
+  if (usesShippedRoutes(configDir)) keepServed(routesFile, channels, diags);
+  const routes = routesFile.data as RoutesFile;
+
+  crossRefs(routes, channels, registry, vendorModels, (l, p, m) => at(routesFile, l, p, m), (l, p, m) => at(channelsFile, l, p, m));
   routeTransformsLayer(routes, (p, m) => at(routesFile, 'error', p, m));
   const resolvedChannels = envLayer(channels, env, (l, p, m) => at(channelsFile, l, p, m));
   const adminKey = env.SWITCHYARD_ADMIN_KEY || undefined;
@@ -50,7 +58,8 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
     diags.push({ level: 'error', file: 'environment', path: '/SWITCHYARD_ADMIN_KEY', message: `the admin key must be at least ${minAdminKeyLength} characters (e.g. openssl rand -hex 32)` });
   }
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
-  return { ok: true, config: { routes, channels, resolvedChannels, adminKey, diagnostics: diags }, diagnostics: diags };
+  const allowPrivateNetworks = env.SWITCHYARD_ALLOW_PRIVATE_NETWORKS === '1';
+  return { ok: true, config: { routes, channels, resolvedChannels, adminKey, allowPrivateNetworks, diagnostics: diags }, diagnostics: diags };
 }
 
 const hasErrors = (d: Diagnostic[]) => d.some((x) => x.level === 'error');
@@ -90,16 +99,40 @@ function resolvePointer(root: unknown, pointer: string): unknown {
     .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), root);
 }
 
-/** Channel with its template merged in; the channel's own fields win. */
+/**
+ * The vendor files the channels extend: each checked against its schema and its JSONata parsed (findings point into
+ * the vendor file), then merged into `templates` and `models`. Returns the model names that came from vendor files.
+ */
+function vendorLayer(channels: ChannelsFile, configDir: string, registry: SchemaRegistry, diags: Diagnostic[],
+  at: (f: YamlFile, level: Diagnostic['level'], path: string, message: string) => void): Set<string> {
+  const vendors = readVendorFiles(channels, configDir, diags);
+  for (const v of vendors.values()) {
+    schemaLayer(v.file, 'vendor.schema.json', registry, diags);
+    if (!hasErrors(diags)) parseSlots(v.data.channel?.operations, '/channel/operations', (p, m) => at(v.file, 'error', p, m));
+  }
+  if (hasErrors(diags)) return new Set();
+  return mergeVendors(channels, vendors, (v, p, m) => at(v.file, 'error', p, m));
+}
+
+/** Channel with its templates merged in, left to right; the channel's own fields win. */
 export function withTemplate(ch: Channel, channels: ChannelsFile): Channel {
-  const t = ch.extends ? channels.templates?.[ch.extends] : undefined;
-  if (!t) return ch;
+  const layers = extendsOf(ch).map((n) => channels.templates?.[n]).filter((t) => t !== undefined);
+  return layers.length ? [...layers, ch].reduce(overlay, {}) as Channel : ch;
+}
+
+type Layer = Partial<Channel>;
+
+/** One layer over another: maps merge key by key, auth too while its scheme stays the same. */
+function overlay(base: Layer, top: Layer): Layer {
+  const sameScheme = !top.auth?.scheme || top.auth.scheme === base.auth?.scheme;
   return {
-    ...t,
-    ...ch,
-    headers: { ...t.headers, ...ch.headers },
-    timeouts: { ...t.timeouts, ...ch.timeouts },
-    operations: { ...t.operations, ...ch.operations },
+    ...base,
+    ...top,
+    auth: top.auth && sameScheme ? { ...base.auth, ...top.auth } : top.auth ?? base.auth,
+    headers: { ...base.headers, ...top.headers },
+    timeouts: { ...base.timeouts, ...top.timeouts },
+    operations: { ...base.operations, ...top.operations },
+    model_map: { ...base.model_map, ...top.model_map },
   };
 }
 
@@ -122,7 +155,7 @@ function keepServed(routesFile: YamlFile, channels: ChannelsFile, diags: Diagnos
   diags.push({ level: 'warning', file: routesFile.name, path: '/routes', message: `${left.length} shipped routes are not served: no channel here implements their operation (${left.join(', ')})` });
 }
 
-function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaRegistry, routeAt: Report, chanAt: Report): void {
+function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaRegistry, vendorModels: Set<string>, routeAt: Report, chanAt: Report): void {
   const seen = new Map<string, number>();
   routes.routes.forEach((r, i) => {
     const key = `${r.method} ${r.path}`;
@@ -151,21 +184,25 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
   channels.channels.forEach((raw, i) => {
     const p = `/channels/${i}`;
     if (channels.channels.findIndex((x) => x.id === raw.id) !== i) chanAt('error', `${p}/id`, `duplicate channel id "${raw.id}"`);
-    if (raw.extends && !channels.templates?.[raw.extends]) chanAt('error', `${p}/extends`, `unknown template "${raw.extends}"`);
+    extendsOf(raw).forEach((n, j) => {
+      const where = Array.isArray(raw.extends) ? `${p}/extends/${j}` : `${p}/extends`;
+      if (!channels.templates?.[n]) chanAt('error', where, `unknown template "${n}": not in \`templates\`, and no file vendors/${n}.yaml`);
+    });
     const ch = withTemplate(raw, channels);
     if (!ch.base_url) chanAt('error', p, 'base_url is required (set it here or in the template)');
     if (!ch.groups?.length) chanAt('error', p, 'groups is required (set it here or in the template)');
+    if (!ch.models?.length) chanAt('error', p, 'models is required (set it here or in the template)');
     (ch.groups ?? []).forEach((g, j) => { if (!channels.groups[g]) chanAt('error', `${p}/groups/${j}`, `unknown group "${g}"`); });
-    ch.models.forEach((m, j) => { if (!channels.models[m]) chanAt('error', `${p}/models/${j}`, `model "${m}" has no entry (price) in models`); });
+    (ch.models ?? []).forEach((m, j) => { if (!channels.models[m]) chanAt('error', `${p}/models/${j}`, `model "${m}" has no entry (price) in models`); });
     for (const k of Object.keys(ch.model_map ?? {})) {
-      if (!ch.models.includes(k)) chanAt('error', `${p}/model_map/${k}`, `"${k}" is not in this channel's models`);
+      if (!ch.models?.includes(k)) chanAt('error', `${p}/model_map/${k}`, `"${k}" is not in this channel's models`);
     }
     if (!ch.auth) chanAt('error', p, 'auth is required (set it here or in the template)');
     else authRules(ch.auth, `${p}/auth`, chanAt);
     if (!ch.operations || !Object.keys(ch.operations).length) chanAt('error', p, 'operations is required (set it here or in the template)');
     for (const [name, op] of Object.entries(ch.operations ?? {})) {
       (op.models ?? []).forEach((m, j) => {
-        if (!ch.models.includes(m)) chanAt('error', `${p}/operations/${name}/models/${j}`, `"${m}" is not in this channel's models`);
+        if (!ch.models?.includes(m)) chanAt('error', `${p}/operations/${name}/models/${j}`, `"${m}" is not in this channel's models`);
       });
       if (!op.dialect) continue;
       const at = `${p}/operations/${name}/dialect`;
@@ -174,7 +211,8 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     }
   });
   for (const [m, spec] of Object.entries(channels.models)) {
-    if (!channels.channels.some((c) => c.models.includes(m))) chanAt('warning', `/models/${m}`, `no channel serves model "${m}"`);
+    const served = channels.channels.some((c) => withTemplate(c, channels).models?.includes(m));
+    if (!served && !vendorModels.has(m)) chanAt('warning', `/models/${m}`, `no channel serves model "${m}"`);
     const bad = spec.body_schema && registry.problem(spec.body_schema);
     if (bad) chanAt('error', `/models/${m}/body_schema`, bad);
   }
@@ -205,9 +243,11 @@ function actionRules(r: RoutesFile['routes'][number], p: string, at: Report): vo
 }
 
 function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): void {
+  if (!auth.scheme) { at('error', p, 'auth.scheme is required (set it here or in the template)'); return; }
+  if ((auth.scheme === 'jwt_hs256' || auth.scheme === 'hmac_v4') && !auth.secret) at('error', p, `scheme "${auth.scheme}" needs secret`);
+  if (auth.scheme === 'hmac_v4' && (!auth.region || !auth.service)) at('error', p, 'scheme "hmac_v4" needs region and service');
   if (auth.scheme !== 'none' && !auth.key) at('error', p, `scheme "${auth.scheme}" needs key`);
   if (auth.scheme === 'header' && !auth.header) at('error', p, 'scheme "header" needs header');
-  // secret (jwt_hs256, hmac_v4) and region and service (hmac_v4) are required by the Auth schema's if/then.
 }
 
 const jsonataSlots = ['request', 'response', 'chunk', 'path_expr', 'model_expr', 'answer', 'error_answer', 'list_answer', 'resolve'];

@@ -48,7 +48,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     },
     answer: r.answer ? compileTransform(r.answer, transformMs) : undefined,
   }));
-  const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs, dialects));
+  const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs, dialects, cfg.allowPrivateNetworks));
   const index = buildIndex(channels);
   const byId = new Map(channels.map((c) => [c.id, c]));
   const modelSchemas = new Map(Object.entries(cfg.channels.models).filter(([, m]) => m.body_schema).map(([name, m]) => [name, registry.get(m.body_schema!)]));
@@ -72,7 +72,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
       failureRate: dispatch.breaker_failure_rate ?? 0.5, openMs: dispatch.breaker_open_ms ?? 30_000,
     },
     tasks: { ...defaultTaskSettings, ...cfg.channels.tasks },
-    callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks },
+    callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks, ...(cfg.allowPrivateNetworks && { allow_private_networks: true }) },
     modelSchemas,
     channel: (id) => byId.get(id),
     candidates: (group, model, operation) =>
@@ -107,7 +107,7 @@ function resolveLimits(defaults: RouteLimits | undefined, own: RouteLimits | und
   };
 }
 
-function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<string, CompiledDialect>): CompiledChannel {
+function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<string, CompiledDialect>, allowPrivate: boolean): CompiledChannel {
   // A channel disabled for an unset variable may have no usable base URL; it never sends a request.
   const baseUrl = c.enabled === false && !URL.canParse(c.base_url) ? new URL('http://disabled.invalid') : new URL(c.base_url);
   const operations = new Map<string, CompiledOperation>();
@@ -139,7 +139,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
     timeouts: { ...defaultTimeouts, ...c.timeouts },
     operations,
     agent: baseUrl.protocol === 'https:' ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts),
-    privateNetwork: c.private_network === true,
+    privateNetwork: c.private_network === true || allowPrivate,
   };
 }
 

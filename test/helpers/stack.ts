@@ -24,7 +24,14 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export interface StackOptions { configDir?: string; env?: Record<string, string>; storeUri?: string; simKeys?: string[] }
+export interface StackOptions {
+  configDir?: string;
+  env?: Record<string, string>;
+  /** More environment made from the simulator's URL (e.g. every vendor's base URL pointed at it). */
+  envFor?: (simUrl: string) => Record<string, string>;
+  storeUri?: string;
+  simKeys?: string[];
+}
 
 export const fixture = (name: string) => join(projectRoot, 'test', 'fixtures', name);
 
@@ -42,7 +49,7 @@ async function gatewayOn(sim: Simulator, storeUri: string, opts: StackOptions): 
   const lines: string[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
 
-  const env = { ...process.env, SWITCHYARD_SIM_URL: sim.url, ...opts.env };
+  const env = { ...process.env, SWITCHYARD_SIM_URL: sim.url, ...opts.envFor?.(sim.url), ...opts.env };
   const boot = () => startGateway({ port: 0, configDir: opts.configDir, storeUri, env, logDestination: sink, logLevel: 'debug' });
   let gw = await boot();
   const stack: Stack = {

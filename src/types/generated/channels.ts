@@ -214,6 +214,18 @@ export interface ChannelTemplate {
    * @minItems 1
    */
   groups?: [string, ...string[]];
+  /**
+   * Public model names served by a channel that does not list its own.
+   *
+   * @minItems 1
+   */
+  models?: [string, ...string[]];
+  /**
+   * Public model name → upstream model name.
+   */
+  model_map?: {
+    [k: string]: string;
+  };
   auth?: Auth;
   headers?: Headers;
   timeouts?: Timeouts;
@@ -228,9 +240,9 @@ export interface ChannelTemplate {
  */
 export interface Auth {
   /**
-   * Auth scheme.
+   * Auth scheme. Required here or in the template the channel extends.
    */
-  scheme: 'bearer' | 'header' | 'jwt_hs256' | 'none' | 'hmac_v4';
+  scheme?: 'bearer' | 'header' | 'jwt_hs256' | 'none' | 'hmac_v4';
   /**
    * The secret, normally ${env:NAME}. Never logged.
    */
@@ -427,9 +439,9 @@ export interface Channel {
    */
   id: string;
   /**
-   * Name of a template in `templates`.
+   * Templates this channel inherits, by name: an entry of `templates`, or a vendor defined once in a file of its own, `vendors/<name>.yaml` (the config directory's `vendors/` first, then the install's). A list is applied left to right; the channel's own fields win over all. `headers`, `timeouts`, `operations` and `model_map` merge key by key; `auth` too while the scheme stays the same (so a channel may give only its `key` and `secret`), and a different `scheme` replaces the whole `auth`.
    */
-  extends?: string;
+  extends?: string | [string, ...string[]];
   /**
    * A disabled channel is never selected (default true).
    */
@@ -447,11 +459,11 @@ export interface Channel {
    */
   groups?: [string, ...string[]];
   /**
-   * Public model names served.
+   * Public model names served. Required here or in the template (a vendor file's template serves every model the file prices).
    *
    * @minItems 1
    */
-  models: [string, ...string[]];
+  models?: [string, ...string[]];
   /**
    * Public model name → upstream model name.
    */

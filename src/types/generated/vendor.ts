@@ -1,0 +1,350 @@
+/* Generated from schemas/ by scripts/gen-types.mjs. Do not edit: run `npm run gen:types`. */
+
+/**
+ * How one operation reaches the upstream. Omit the JSONata slots when the vendor speaks the unified format: the body then passes untouched.
+ */
+export type Operation = {
+  [k: string]: unknown;
+} & {
+  /**
+   * Upstream path, appended to base_url. `{model}` is replaced by the upstream model.
+   */
+  path?: string;
+  /**
+   * The channel's models this operation serves (default: all of them). A vendor that serves several kinds of model on one key (chat and embeddings) names which go where, so a chat model is never sent to the embeddings path; a model outside the list is `model_not_found` for this operation.
+   *
+   * @minItems 1
+   */
+  models?: [string, ...string[]];
+  /**
+   * JSONata: unified request → vendor request body, an object (see schemas/transform/vendor-request.json). Bindings: $model (upstream model), and by policy: stream $stream; task $task_id (the gateway's task id); json $params, $query.
+   */
+  request?: string;
+  /**
+   * JSONata: vendor answer → what the policy needs. Stream (chat): the chat.completion, bindings $model (the public model) (see schemas/transform/chat-completion.json). Task submit: {upstream_id | id, status?, progress?, result_url?, error?, reject?: {status, body}, vars?, extra?}, bindings $model (upstream model), $task_id, $path (the submit path), $request (the client's body), $operation (see schemas/transform/task-submit-result.json). json: the client's body, bindings $params, $query, $model (public), $upstream_model, $request; task relay: the client's body, binding $task_id (see schemas/transform/json-answer.json).
+   */
+  response?: string;
+  /**
+   * JSONata: one vendor stream event (parsed JSON) → unified chunk, an array of chunks, or nothing to drop it; binding $model (the public model) (see schemas/transform/chat-chunk.json).
+   */
+  chunk?: string;
+  /**
+   * JSONata: the upstream path computed from the unified request, when one static path is not enough; bindings as for `request` without $stream (see schemas/transform/vendor-path.json).
+   */
+  path_expr?: string;
+  /**
+   * Upstream request body encoding (default json).
+   */
+  encoding?: 'json' | 'multipart';
+  /**
+   * Vendor status → unified status (queued, in_progress, completed, failed). Unlisted statuses leave the task unchanged.
+   */
+  status_map?: {
+    [k: string]: 'queued' | 'in_progress' | 'completed' | 'failed';
+  };
+  poll?: Poll;
+  content?: Content;
+  reconcile?: Reconcile;
+  /**
+   * The dialect the vendor speaks for this operation (a key of routes.yaml `dialects`, with a `vendor` side); absent: the unified format. Such an operation takes its transforms from the dialect.
+   */
+  dialect?: string;
+  cancel?: Cancel;
+  delete?: Delete;
+};
+/**
+ * How to find a task whose submit was cut before the vendor answered (the gateway process died mid-submit): ask the vendor by the gateway's own task id, which the `request` transform sent along (e.g. as a client reference). Without it such a task is refunded and marked failed.
+ */
+export type Reconcile = {
+  [k: string]: unknown;
+} & {
+  /**
+   * HTTP method (default GET).
+   */
+  method?: 'GET' | 'POST';
+  /**
+   * Upstream path; `{task_id}` is the gateway's task id.
+   */
+  path?: string;
+  /**
+   * JSONata: the path, when it depends on the submit; run on {} (bindings $task_id, $path: the submit path, $model: upstream model) (see schemas/transform/vendor-path.json).
+   */
+  path_expr?: string;
+  /**
+   * JSONata: the vendor's answer → a poll result ({upstream_id, status, vars?, …}) when it knows the task, or nothing when it does not (bindings $task_id, $path, $model, $http_status) (see schemas/transform/reconcile-result.json).
+   */
+  response: string;
+};
+
+/**
+ * One vendor, defined once in `vendors/<name>.yaml`: the channel template a channel inherits with `extends: <name>` (the vendor's real base URL, its auth, operations and transforms), the models it sells with their list prices, and what an operator needs to know to turn it on. A production channel extends it as it is; the demo extends it pointing only its base URL and key at the simulator.
+ */
+export interface VendorFile {
+  /**
+   * The vendor's name as operators know it (shown by `switchyard check` and in the README's vendor table).
+   */
+  vendor: string;
+  /**
+   * The vendor's API reference, where the paths and fields used here come from.
+   */
+  docs: string;
+  /**
+   * Where an operator gets the key: the console page or command, and what kind of key it is.
+   */
+  credentials: string;
+  /**
+   * Every environment variable the template reads (`${env:NAME}`), with what it holds. A variable without a default in the template is required: the channel is disabled until it is set.
+   */
+  env: {
+    [k: string]: string;
+  };
+  /**
+   * The vendor's models with their list prices in quota units: added to `models` of channels.yaml, whose own entry of the same name wins (put your margin there). A channel extending this vendor serves all of them unless it lists its own `models`.
+   */
+  models: {
+    [k: string]: Model;
+  };
+  channel: ChannelTemplate;
+}
+/**
+ * A public model and its price in quota units.
+ */
+export interface Model {
+  /**
+   * Shown in /v1/models.
+   */
+  owned_by?: string;
+  /**
+   * The model's largest completion: reserved when the request sets no limit, and the most a request may ask for (a larger `max_tokens` is refused with 400). Default 4096.
+   */
+  max_output_tokens?: number;
+  price: Price;
+  /**
+   * Extra request schema (in schemas/api/) checked for this model after the route's: a family's own rules.
+   */
+  body_schema?: string;
+  /**
+   * Left out of /v1/models (e.g. a pseudo-model that only prices an auxiliary route).
+   */
+  hidden?: boolean;
+}
+/**
+ * Quota units charged; token prices are per million tokens.
+ */
+export interface Price {
+  /**
+   * Units per million prompt tokens.
+   */
+  input_per_mtok?: number;
+  /**
+   * Units per million completion tokens.
+   */
+  output_per_mtok?: number;
+  /**
+   * Units per request or task.
+   */
+  per_call?: number;
+  /**
+   * Units per second of generated media (tasks).
+   */
+  per_second?: number;
+  /**
+   * Bounds of the billable seconds a request may ask for (read from the route's `price_inputs.seconds` fields); anything outside is refused with 400 before anything is reserved.
+   */
+  seconds?: {
+    /**
+     * Smallest value accepted (default 1).
+     */
+    min?: number;
+    /**
+     * Largest value accepted (default 60).
+     */
+    max?: number;
+    /**
+     * The value charged when the request names none (default 5).
+     */
+    default?: number;
+  };
+  /**
+   * Bounds of the billable units a request may ask for (the route's `price_inputs.units`, e.g. `n` images); anything outside is refused with 400.
+   */
+  units?: {
+    /**
+     * Smallest value accepted (default 1).
+     */
+    min?: number;
+    /**
+     * Largest value accepted (default 10).
+     */
+    max?: number;
+    /**
+     * The value charged when the request names none (default 1).
+     */
+    default?: number;
+  };
+}
+/**
+ * Fields a channel inherits with `extends`; the channel's own fields win.
+ */
+export interface ChannelTemplate {
+  /**
+   * Upstream origin, e.g. https://api.openai.com. May use ${env:NAME} or ${env:NAME:-default}.
+   */
+  base_url?: string;
+  /**
+   * Groups allowed to use this channel.
+   *
+   * @minItems 1
+   */
+  groups?: [string, ...string[]];
+  /**
+   * Public model names served by a channel that does not list its own.
+   *
+   * @minItems 1
+   */
+  models?: [string, ...string[]];
+  /**
+   * Public model name → upstream model name.
+   */
+  model_map?: {
+    [k: string]: string;
+  };
+  auth?: Auth;
+  headers?: Headers;
+  timeouts?: Timeouts;
+  operations?: Operations;
+  /**
+   * The vendor lives on a network the operator trusts (a self-hosted model server, the bundled simulator): result URLs it reports may point to private, loopback or link-local addresses. Default false: such URLs are refused, so a vendor's answer cannot make the gateway fetch from its own network.
+   */
+  private_network?: boolean;
+}
+/**
+ * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key, exp, nbf>, minted once per key pair and reused until a minute before it expires; `hmac_v4`: a V4 request signature (HMAC-SHA256 over method, path, sorted query, signed headers and body hash; key = access key, secret = secret key, region and service from here); `none`. `jwt_hs256` and `hmac_v4` need `secret`; `hmac_v4` also needs `region` and `service`.
+ */
+export interface Auth {
+  /**
+   * Auth scheme. Required here or in the template the channel extends.
+   */
+  scheme?: 'bearer' | 'header' | 'jwt_hs256' | 'none' | 'hmac_v4';
+  /**
+   * The secret, normally ${env:NAME}. Never logged.
+   */
+  key?: string;
+  /**
+   * Header name for scheme `header`.
+   */
+  header?: string;
+  /**
+   * Text before the key for scheme `header`, e.g. `Token `.
+   */
+  prefix?: string;
+  /**
+   * Signing secret for `jwt_hs256` and `hmac_v4` (required by both), normally ${env:NAME}. Never logged.
+   */
+  secret?: string;
+  /**
+   * Lifetime of a minted `jwt_hs256` token in seconds (default 1800); a token is reused until 60 s before it expires.
+   */
+  ttl_s?: number;
+  /**
+   * Signing region for `hmac_v4`, part of the credential scope and of the signing-key chain, e.g. cn-north-1. Required with `hmac_v4`, no default: take it from the vendor's API docs.
+   */
+  region?: string;
+  /**
+   * Signing service for `hmac_v4`, part of the credential scope and of the signing-key chain, e.g. cv (the visual API). Required with `hmac_v4`, no default: take it from the vendor's API docs.
+   */
+  service?: string;
+}
+/**
+ * Static headers sent to the upstream.
+ */
+export interface Headers {
+  [k: string]: string;
+}
+/**
+ * Upstream timeouts in milliseconds.
+ */
+export interface Timeouts {
+  /**
+   * TCP/TLS connect (default 5000).
+   */
+  connect_ms?: number;
+  /**
+   * From request sent to response headers (default 60000).
+   */
+  first_byte_ms?: number;
+  /**
+   * Longest gap between body chunks (default 120000).
+   */
+  idle_ms?: number;
+}
+/**
+ * Operations (see routes.yaml `operation`) this channel implements.
+ */
+export interface Operations {
+  [k: string]: Operation;
+}
+/**
+ * How a task submitted through this operation is refreshed.
+ */
+export interface Poll {
+  /**
+   * HTTP method (default GET).
+   */
+  method?: 'GET' | 'POST';
+  /**
+   * Upstream path; `{upstream_id}`, `{model}` and any `{name}` from the task's vars (set by the submit or poll `response` as `vars`) are replaced.
+   */
+  path: string;
+  /**
+   * JSONata: body for POST polls, run on {} (bindings $upstream_id, $upstream_ids: the batch's ids, $model: upstream model) (see schemas/transform/vendor-request.json).
+   */
+  request?: string;
+  /**
+   * JSONata: vendor answer → {status, progress?, result_url?, result_urls?, error?, vars?, extra?}, or an array of them each with upstream_id for batch polls (bindings as for `request`, plus $http_status) (see schemas/transform/poll-result.json).
+   */
+  response: string;
+  /**
+   * Poll up to this many tasks of the channel in one request (`$upstream_ids`).
+   */
+  batch?: number;
+}
+/**
+ * Where a completed task's result is fetched from.
+ */
+export interface Content {
+  /**
+   * Upstream path with `{upstream_id}` and `{name}` task vars, fetched with the channel's auth; without it the stored result URL is fetched.
+   */
+  path?: string;
+  /**
+   * JSONata: when set, `path` answers JSON and this picks the http(s) URL to stream from it, e.g. a file-retrieve API (see schemas/transform/content-url.json).
+   */
+  resolve?: string;
+}
+/**
+ * How to cancel an unfinished task of this operation at the vendor, when its owner deletes it: one call with the channel's auth and no body. A 2xx answer means cancelled: the task fails and its reservation is refunded. Without it, deleting an unfinished task is refused with 400 until it has finished.
+ */
+export interface Cancel {
+  /**
+   * HTTP method.
+   */
+  method: 'DELETE' | 'POST';
+  /**
+   * Upstream path; `{upstream_id}`, `{model}` and the task's `{name}` vars are replaced.
+   */
+  path: string;
+}
+/**
+ * How to delete a finished task's result at the vendor when its owner deletes the task: one call with the channel's auth and no body (a 404 means already gone). Without it only the gateway's record is removed.
+ */
+export interface Delete {
+  /**
+   * HTTP method.
+   */
+  method: 'DELETE' | 'POST';
+  /**
+   * Upstream path; `{upstream_id}`, `{model}` and the task's `{name}` vars are replaced.
+   */
+  path: string;
+}
