@@ -14,6 +14,7 @@ COPY scripts ./scripts
 COPY schemas ./schemas
 COPY routes.yaml channels.yaml ./
 COPY vendors ./vendors
+COPY dialects ./dialects
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -25,6 +26,7 @@ COPY --from=build /app/dist/src ./dist/src
 COPY package.json routes.yaml channels.yaml ./
 COPY schemas ./schemas
 COPY vendors ./vendors
+COPY dialects ./dialects
 COPY deploy/config ./deploy/config
 COPY console ./console
 RUN mkdir -p /app/data && chown node:node /app/data

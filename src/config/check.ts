@@ -9,6 +9,7 @@ import { compileTransform, TransformError } from '../transform/compile-transform
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
 import { extendsOf, mergeVendors, readVendorFiles } from './vendor-files.js';
+import { mergeDialects, readDialectFiles } from './dialect-files.js';
 
 export interface CheckedConfig {
   routes: RoutesFile;
@@ -49,9 +50,11 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
   if (usesShippedRoutes(configDir)) keepServed(routesFile, channels, diags);
   const routes = routesFile.data as RoutesFile;
+  routeTransformsLayer(routes, (p, m) => at(routesFile, 'error', p, m));
+  dialectLayer(routes, channels, configDir, registry, diags, at);
+  if (hasErrors(diags)) return { ok: false, diagnostics: diags };
 
   crossRefs(routes, channels, registry, vendorModels, (l, p, m) => at(routesFile, l, p, m), (l, p, m) => at(channelsFile, l, p, m));
-  routeTransformsLayer(routes, (p, m) => at(routesFile, 'error', p, m));
   const resolvedChannels = envLayer(channels, env, (l, p, m) => at(channelsFile, l, p, m));
   const adminKey = env.SWITCHYARD_ADMIN_KEY || undefined;
   if (adminKey !== undefined && adminKey.trim().length < minAdminKeyLength) {
@@ -112,6 +115,17 @@ function vendorLayer(channels: ChannelsFile, configDir: string, registry: Schema
   }
   if (hasErrors(diags)) return new Set();
   return mergeVendors(channels, vendors, (v, p, m) => at(v.file, 'error', p, m));
+}
+
+/** The dialect files routes and channels name: each checked against its schema and its JSONata parsed, then merged. */
+function dialectLayer(routes: RoutesFile, channels: ChannelsFile, configDir: string, registry: SchemaRegistry, diags: Diagnostic[],
+  at: (f: YamlFile, level: Diagnostic['level'], path: string, message: string) => void): void {
+  const files = readDialectFiles(routes, channels, configDir, diags);
+  for (const f of files.values()) {
+    schemaLayer(f, 'dialect.schema.json', registry, diags);
+    if (!hasErrors(diags)) parseSlots(f.data, '', (p, m) => at(f, 'error', p, m), dialectSlots);
+  }
+  if (!hasErrors(diags)) mergeDialects(routes, files);
 }
 
 /** Channel with its templates merged in, left to right; the channel's own fields win. */
@@ -206,7 +220,8 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
       });
       if (!op.dialect) continue;
       const at = `${p}/operations/${name}/dialect`;
-      if (!routes.dialects?.[op.dialect]?.vendor) chanAt('error', at, `dialect "${op.dialect}" has no \`vendor\` side in routes.yaml \`dialects\``);
+      if (!routes.dialects?.[op.dialect]) chanAt('error', at, `unknown dialect "${op.dialect}": not in routes.yaml \`dialects\`, and no file dialects/${op.dialect}.yaml`);
+      else if (!routes.dialects[op.dialect].vendor) chanAt('error', at, `dialect "${op.dialect}" has no \`vendor\` side`);
       if (op.request || op.response || op.chunk) chanAt('error', at, 'an operation with a dialect takes its transforms from the dialect (remove request, response and chunk)');
     }
   });
@@ -221,7 +236,8 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
 /** A route's dialect must have a client side; `store` needs one with `conversation`; policies need their parts. */
 function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][number], p: string, at: Report): void {
   const d = r.dialect ? routes.dialects?.[r.dialect] : undefined;
-  if (r.dialect && !d?.client) at('error', `${p}/dialect`, `dialect "${r.dialect}" has no \`client\` side in \`dialects\``);
+  if (r.dialect && !d) at('error', `${p}/dialect`, `unknown dialect "${r.dialect}": not in \`dialects\`, and no file dialects/${r.dialect}.yaml`);
+  else if (r.dialect && !d?.client) at('error', `${p}/dialect`, `dialect "${r.dialect}" has no \`client\` side`);
   if (r.store && r.policy === 'stream' && !d?.client?.conversation) at('error', `${p}/store`, 'a stream route with `store` needs a dialect whose client side has `conversation`');
   if (r.policy === 'stored' && !r.store) at('error', p, 'policy `stored` needs `store` (the namespace it reads)');
   if (r.policy === 'count_tokens' && !r.answer) at('error', p, 'policy `count_tokens` needs `answer`');

@@ -21,26 +21,36 @@ export function extendsOf(ch: { extends?: string | string[] }): string[] {
   return ch.extends === undefined ? [] : Array.isArray(ch.extends) ? ch.extends : [ch.extends];
 }
 
-/** Where a vendor file is looked for: the config directory's `vendors/`, then the install's. */
-export function vendorDirs(configDir: string): string[] {
-  const own = join(resolve(configDir), 'vendors');
-  const shipped = join(projectRoot, 'vendors');
+/** Where named config files of a kind are looked for: the config directory's `<kind>/`, then the install's. */
+export function namedFileDirs(configDir: string, kind: 'vendors' | 'dialects'): string[] {
+  const own = join(resolve(configDir), kind);
+  const shipped = join(projectRoot, kind);
   return own === shipped ? [shipped] : [own, shipped];
+}
+
+export const vendorDirs = (configDir: string) => namedFileDirs(configDir, 'vendors');
+
+/** `<kind>/<name>.yaml` for each name that has one (the first directory holding it wins), loaded, not yet checked. */
+export function readNamedFiles(names: Iterable<string>, configDir: string, kind: 'vendors' | 'dialects', diags: Diagnostic[]): Map<string, YamlFile> {
+  const found = new Map<string, YamlFile>();
+  for (const name of new Set(names)) {
+    // Names are checked by the schemas; anything else never becomes a path.
+    if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) continue;
+    const path = namedFileDirs(configDir, kind).map((d) => join(d, `${name}.yaml`)).find((p) => existsSync(p));
+    if (!path) continue; // reported by the cross-reference layer as unknown
+    const file = loadYaml(path, diags);
+    if (!file) continue;
+    file.name = `${kind}/${name}.yaml`;
+    found.set(name, file);
+  }
+  return found;
 }
 
 /** The vendor files the channels extend (names not defined under `templates`), loaded but not yet checked. */
 export function readVendorFiles(channels: ChannelsFile, configDir: string, diags: Diagnostic[]): Map<string, VendorRecord> {
-  const wanted = new Set(channels.channels.flatMap(extendsOf).filter((n) => !channels.templates?.[n]));
-  const found = new Map<string, VendorRecord>();
-  for (const name of wanted) {
-    const path = vendorDirs(configDir).map((d) => join(d, `${name}.yaml`)).find((p) => existsSync(p));
-    if (!path) continue; // reported by the cross-reference layer as an unknown template
-    const file = loadYaml(path, diags);
-    if (!file) continue;
-    file.name = `vendors/${name}.yaml`;
-    found.set(name, { name, file, data: file.data as VendorFile });
-  }
-  return found;
+  const wanted = channels.channels.flatMap(extendsOf).filter((n) => !channels.templates?.[n]);
+  const files = readNamedFiles(wanted, configDir, 'vendors', diags);
+  return new Map([...files].map(([name, file]) => [name, { name, file, data: file.data as VendorFile }]));
 }
 
 /**

@@ -1,0 +1,138 @@
+/* Generated from schemas/ by scripts/gen-types.mjs. Do not edit: run `npm run gen:types`. */
+
+/**
+ * One client dialect in `dialects/<name>.yaml`: an API format other than the unified one (OpenAI chat completions), with how it translates to and from the unified format. A route names the dialect its clients speak (`dialect`); a channel operation names the dialect its vendor speaks. Where the two are the same the bytes pass untouched; otherwise the request is translated through the unified format and the answer back.
+ */
+export interface DialectFile {
+  description?: string;
+  /**
+   * A request header that may carry the API key instead of `Authorization: Bearer` (lower case, e.g. x-api-key).
+   */
+  key_header?: string;
+  /**
+   * JSONata: the body of every error on the dialect's routes (bindings $status, $code: the gateway's error code, $message, $type: the Shape A type).
+   */
+  error?: string;
+  /**
+   * Time limit for translating one request (`client.request`, `vendor.request`), whose work grows with the conversation; a request over it is refused with 400. Default: channels.yaml `dispatch.transform_timeout_ms` (1000), which every other slot keeps.
+   */
+  request_timeout_ms?: number;
+  client?: DialectClient;
+  vendor?: DialectVendor;
+  usage?: UsagePaths;
+  /**
+   * Names of the SSE events that end one of this dialect's streams cleanly; an upstream stream that stops before one is a cut.
+   *
+   * @minItems 1
+   */
+  stream_end?: [string, ...string[]];
+}
+/**
+ * The client side: requests in this dialect become unified requests, unified answers become this dialect's.
+ */
+export interface DialectClient {
+  /**
+   * JSONata evaluated before each of this side's transforms (the stream hooks included); its value, usually an object of functions, is bound as $fn so helpers are written once. Bindings as for the transform it precedes.
+   */
+  functions?: string;
+  /**
+   * JSONata: the client's request → a unified chat request (see schemas/transform/chat-request.json). Bindings $model, $previous (the stored conversation's items when the route has `store` and the request continues one, else []), $recall(id) (a stored item by id, or undefined).
+   */
+  request: string;
+  /**
+   * JSONata: a unified chat completion → the client's answer. Bindings $request (the client's body), $model, $id (a fresh random id), $created (unix seconds).
+   */
+  response: string;
+  stream: StreamTransform;
+  /**
+   * JSONata: the items a stored answer keeps for a request that continues it (bindings $request, $response: the client's answer, $previous). Needed by routes with `store`.
+   */
+  conversation?: string;
+}
+/**
+ * Unified chat chunks (`data` of each event) → the client's events. Bindings as for `response`.
+ */
+export interface StreamTransform {
+  /**
+   * JSONata run once before the first event: the initial state (bindings as the dialect side's `response`).
+   */
+  init?: string;
+  /**
+   * JSONata per input event ($ is the parsed data; $event its SSE name; $state).
+   */
+  event: string;
+  /**
+   * JSONata after a clean end ($state): the closing events.
+   */
+  end?: string;
+  /**
+   * JSONata when the stream fails or is cut ($state, $message, $code): the error events that close it.
+   */
+  error?: string;
+}
+/**
+ * The vendor side: unified requests become this dialect's, its answers become unified ones.
+ */
+export interface DialectVendor {
+  /**
+   * JSONata evaluated before each of this side's transforms (the stream hooks included); its value, usually an object of functions, is bound as $fn so helpers are written once. Bindings as for the transform it precedes.
+   */
+  functions?: string;
+  /**
+   * JSONata: a unified chat request → the vendor's request. Bindings $model (upstream model), $stream, $max_output_tokens (the completion limit billing reserved: the request's own, else the model's `max_output_tokens`; for vendors that require one).
+   */
+  request: string;
+  /**
+   * JSONata: the vendor's answer → a unified chat completion. Bindings $model (the client's model name), $created (unix seconds).
+   */
+  response: string;
+  stream: StreamTransform1;
+}
+/**
+ * The vendor's events → unified chat chunks (the `data` of each output event). Bindings $model, $created, $event.
+ */
+export interface StreamTransform1 {
+  /**
+   * JSONata run once before the first event: the initial state (bindings as the dialect side's `response`).
+   */
+  init?: string;
+  /**
+   * JSONata per input event ($ is the parsed data; $event its SSE name; $state).
+   */
+  event: string;
+  /**
+   * JSONata after a clean end ($state): the closing events.
+   */
+  end?: string;
+  /**
+   * JSONata when the stream fails or is cut ($state, $message, $code): the error events that close it.
+   */
+  error?: string;
+}
+/**
+ * Where this dialect's answers carry usage, read without JSONata when its bytes pass untouched: in a JSON answer, and in the named stream events. Each token count is the sum of the fields present; a later event's count replaces an earlier one.
+ */
+export interface UsagePaths {
+  /**
+   * Dotted paths where a usage object may sit (the first present wins).
+   *
+   * @minItems 1
+   */
+  at: [string, ...string[]];
+  /**
+   * Fields of the usage object summed into prompt tokens.
+   *
+   * @minItems 1
+   */
+  prompt_tokens: [string, ...string[]];
+  /**
+   * Fields of the usage object summed into completion tokens.
+   *
+   * @minItems 1
+   */
+  completion_tokens: [string, ...string[]];
+  /**
+   * Names of the stream events that carry usage (others pass unread).
+   */
+  events?: string[];
+}
