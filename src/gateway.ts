@@ -56,9 +56,13 @@ export class Gateway {
     return this.active.size;
   }
 
-  /** How a request's body may be read: its route's size, the server's pause bound and shared memory, its abort. */
+  /** How a request's body may be read: its route's size, the server's pace bounds and shared memory, its abort. */
   bodyLimits(ctx: RequestContext, maxBytes: number): BodyLimits {
-    return { maxBytes, idleMs: this.runtime.server.body_idle_timeout_ms, budget: this.bodies, signal: ctx.abort.signal, cleanup: ctx.cleanup };
+    const s = this.runtime.server;
+    return {
+      maxBytes, idleMs: s.body_idle_timeout_ms, minRate: s.min_body_rate, graceMs: s.min_body_rate_grace_ms,
+      budget: this.bodies, signal: ctx.abort.signal, cleanup: ctx.cleanup,
+    };
   }
 
   /** Replaces the config in one assignment: requests already running keep the runtime they started with. */

@@ -51,6 +51,22 @@ export interface ServerLimits {
    * Request bodies held in memory at once, all requests together (default 268435456, 256 MiB); a body that would pass it is answered 503. Multipart uploads are spooled to disk and do not count.
    */
   max_body_memory_bytes?: number;
+  /**
+   * Slowest average pace of a request body, in bytes per second, once `min_body_rate_grace_ms` has passed (Apache mod_reqtimeout's MinRate; default 500, 0 turns it off). A body behind that pace is answered 408 request_timeout and its connection closed, however short its pauses.
+   */
+  min_body_rate?: number;
+  /**
+   * Time a body has before `min_body_rate` applies (default 10000): a body must have arrived within this plus its size divided by the rate.
+   */
+  min_body_rate_grace_ms?: number;
+  /**
+   * After an answer given before the request's body was read (401, 403, 404, 413, 429, ...), which carries `Connection: close`: how long the gateway still reads and drops what the client sends, so the client can read the answer, before it closes the connection (nginx lingering_time, 30 s; default 10000, at most 30000).
+   */
+  linger_ms?: number;
+  /**
+   * The linger ends sooner when the client sends nothing for this long (nginx lingering_timeout, 5 s; default 2000).
+   */
+  linger_idle_ms?: number;
 }
 /**
  * Bounds applied to a route; unset fields take the file's defaults, then built-in defaults.
