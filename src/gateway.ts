@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Runtime } from './config/runtime.js';
 import { RouteTable } from './http/route-table.js';
-import { RateLimiter } from './pipeline/rate-limit.js';
+import { RateLimiter } from './pipeline/rate-limiter.js';
 import type { Store } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
 import { TaskRepo } from './tasks/task-repo.js';
@@ -43,7 +43,7 @@ export class Gateway {
   constructor(runtime: Runtime, readonly store: Store, readonly logging: Logging, readonly redactor: Redactor) {
     this.log = logging.log;
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
-    this.limiter = new RateLimiter(store.hits?.bind(store));
+    this.limiter = new RateLimiter(store.rates);
     this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.callbacks = new CallbackDelivery(this);

@@ -91,7 +91,7 @@ export interface RouteLimits {
   rate_limit?: RateLimit;
 }
 /**
- * Per-token request rate limit: at most `requests` per `window_s` seconds.
+ * Per-token request rate limit: at most `requests` in any `window_s` seconds (a sliding window, counted in the shared store by every instance together, in twentieths of the window: a client refused waits until its oldest twentieth leaves, Retry-After says when). More are refused with too_many_requests (429).
  */
 export interface RateLimit {
   /**
@@ -99,7 +99,7 @@ export interface RateLimit {
    */
   requests: number;
   /**
-   * Window length in seconds.
+   * Window length in seconds: no span this long holds more than `requests` admitted requests.
    */
   window_s: number;
 }
