@@ -1,9 +1,10 @@
 // Request and token rate limits counted in the store's sliding windows (src/store/rate-window.ts), so every process
 // and instance counts together, without a store call per request. A process takes a few requests' worth of a
-// window at a time (a lease: twice what it used last, at most half of what is left) and admits from it in memory
-// until the sub-window ends; what it did not use goes back then. What a lease holds counts as used, so no window
-// ever admits more than its limit, whichever process serves the requests. Tokens are counted after the fact (when a
-// request settles): each process adds what it billed and reads the window's count at most once a second.
+// window at a time (a lease: what it used in the last sub-window, doubling while requests keep coming, at most half
+// of what is left) and admits from it in memory until the sub-window ends; what it did not use goes back then. What
+// a lease holds counts as used, so no window ever admits more than its limit, whichever process serves the
+// requests. Tokens are counted after the fact (when a request settles): each process adds what it billed and reads
+// the window's count at most once a second.
 import { GatewayError } from '../http/errors.js';
 import { windowSpec, type RateWindows, type WindowOp, type WindowSpec } from '../store/rate-window.js';
 
