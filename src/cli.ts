@@ -11,7 +11,7 @@ import type { Runtime } from './config/runtime.js';
 
 const usage = `usage:
   switchyard check [--dir DIR]
-  switchyard token create --group G --quota Q [--models a,b] [--user U] [--name N] [--expires-in-days D]
+  switchyard token create --group G --quota Q [--models a,b] [--user U] [--name N] [--expires-in-days D] [--tokens-per-minute T]
   switchyard token list
   switchyard token revoke ID
   switchyard token topup ID AMOUNT
@@ -73,7 +73,7 @@ async function token(sub: string, args: string[]): Promise<number> {
 async function create(admin: TokenAdmin, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: {
     group: { type: 'string' }, quota: { type: 'string' }, models: { type: 'string' }, user: { type: 'string' },
-    name: { type: 'string' }, 'expires-in-days': { type: 'string' },
+    name: { type: 'string' }, 'expires-in-days': { type: 'string' }, 'tokens-per-minute': { type: 'string' },
   } });
   const quota = Number(values.quota);
   if (!values.group || values.quota === undefined) { console.error('token create needs --group G and --quota Q (a non-negative integer)'); return 2; }
@@ -83,6 +83,7 @@ async function create(admin: TokenAdmin, args: string[]): Promise<number> {
     group: values.group, quota, user: values.user, name: values.name,
     models: values.models?.split(',').map((m) => m.trim()).filter(Boolean),
     expires_at: days ? Math.floor(Date.now() / 1000 + days * 86400) : undefined,
+    tokens_per_minute: values['tokens-per-minute'] === undefined ? undefined : Number(values['tokens-per-minute']),
   });
   console.log(`created ${token.id} (group ${token.group}, quota ${quota}${token.models ? `, models ${token.models.join(',')}` : ''})`);
   console.log(key); // alone on the last line, so scripts can take it with `tail -n1`

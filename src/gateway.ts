@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Runtime } from './config/runtime.js';
 import { RouteTable } from './http/route-table.js';
-import { RateLimiter } from './pipeline/rate-limit.js';
+import { RateLimiter } from './pipeline/rate-limiter.js';
 import type { Store } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
 import { TaskRepo } from './tasks/task-repo.js';
@@ -43,7 +43,7 @@ export class Gateway {
   constructor(runtime: Runtime, readonly store: Store, readonly logging: Logging, readonly redactor: Redactor) {
     this.log = logging.log;
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
-    this.limiter = new RateLimiter(store.hits?.bind(store));
+    this.limiter = new RateLimiter(store.rates);
     this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.callbacks = new CallbackDelivery(this);
@@ -56,9 +56,13 @@ export class Gateway {
     return this.active.size;
   }
 
-  /** How a request's body may be read: its route's size, the server's pause bound and shared memory, its abort. */
+  /** How a request's body may be read: its route's size, the server's pace bounds and shared memory, its abort. */
   bodyLimits(ctx: RequestContext, maxBytes: number): BodyLimits {
-    return { maxBytes, idleMs: this.runtime.server.body_idle_timeout_ms, budget: this.bodies, signal: ctx.abort.signal, cleanup: ctx.cleanup };
+    const s = this.runtime.server;
+    return {
+      maxBytes, idleMs: s.body_idle_timeout_ms, minRate: s.min_body_rate, graceMs: s.min_body_rate_grace_ms,
+      budget: this.bodies, signal: ctx.abort.signal, cleanup: ctx.cleanup,
+    };
   }
 
   /** Replaces the config in one assignment: requests already running keep the runtime they started with. */

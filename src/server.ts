@@ -9,13 +9,15 @@ import { newContext, newRequestId, type RequestContext } from './pipeline/contex
 import { logRequest } from './log.js';
 import { observeRequest } from './metrics.js';
 import { serve } from './pipeline/index.js';
-import { RedactingResponse } from './redaction/redacting-response.js';
+import { GatewayResponse } from './http/gateway-response.js';
+import { bodyStillArriving } from './http/linger.js';
 import { maxOpenFiles } from './http/open-files.js';
 
 export function createGatewayServer(g: Gateway): Server {
   const limits = g.runtime.server;
+  const linger = { totalMs: limits.linger_ms, idleMs: limits.linger_idle_ms };
   const server = createServer({
-    ServerResponse: RedactingResponse,
+    ServerResponse: GatewayResponse,
     maxHeaderSize: 16 * 1024,
     headersTimeout: limits.header_timeout_ms,
     requestTimeout: Math.max(limits.request_timeout_ms, limits.header_timeout_ms + 1),
@@ -24,7 +26,8 @@ export function createGatewayServer(g: Gateway): Server {
     connectionsCheckingInterval: Math.min(1000, limits.header_timeout_ms),
   }, (req, res) => {
     if (overCap.has(req.socket)) { res.destroy(); return; }
-    (res as RedactingResponse).redactor = g.redactor;
+    (res as GatewayResponse).redactor = g.redactor;
+    (res as GatewayResponse).linger = linger; // an answer given before the body arrived closes the connection
     void handle(g, req, res);
   });
   capConnections(server, Math.min(limits.max_connections, maxOpenFiles() - 512));
@@ -89,6 +92,9 @@ async function fail(g: Gateway, ctx: RequestContext, res: ServerResponse, err: u
   const e = reason === 'shutdown' ? new GatewayError('shutting_down') : toGatewayError(err);
   ctx.errorCode = e.code;
   if (e.code === 'internal_error') g.log.error({ req_id: ctx.id, err }, 'unhandled error');
+  // A body sent with its headers may be parsed only after a refusal of the headers: once it is, the refusal keeps
+  // the connection alive; one still arriving then gets `Connection: close` (linger.ts).
+  if (bodyStillArriving(res.req)) await new Promise(setImmediate);
   if (res.destroyed) return;
   await inFamilyShape(ctx, e);
   sendError(res, e, ctx.id, ctx.route?.errorType);

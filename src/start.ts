@@ -66,6 +66,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       server.close();
       server.closeAllConnections();
       await background(1000);
+      await returnLeases(gateway);
       await store.close();
       await logging.flush(1000);
     },
@@ -73,6 +74,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       const result = await drain(server, gateway, deadlineMs);
       await background(200); // a poll hung on a vendor is abandoned: its lease lets another instance retry it
       await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
+      await returnLeases(gateway);
       await store.close();
       log.info({ ...result }, 'switchyard stopped');
       await logging.flush(200);
@@ -82,4 +84,11 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       return gateway.reload();
     },
   };
+}
+
+/** Unused rate-limit leases go back and billed tokens are counted before the store closes; a store that does not answer is not waited for. */
+async function returnLeases(g: Gateway): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([g.limiter.close(), new Promise((r) => { timer = setTimeout(r, 500); })]);
+  clearTimeout(timer);
 }

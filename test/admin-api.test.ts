@@ -35,7 +35,7 @@ test('tokens: create answers the key once; list, read, change, top up and revoke
   assert.equal(made.status, 201, made.text);
   assert.match(made.json.key, /^sk-sy-/);
   assert.deepEqual({ ...made.json, key: undefined, id: undefined, created_at: undefined }, {
-    object: 'token', name: 'laptop', user: 'alice', group: 'default', models: ['gpt-4o-mini'], expires_at: null, revoked: false, balance: 5000,
+    object: 'token', name: 'laptop', user: 'alice', group: 'default', models: ['gpt-4o-mini'], expires_at: null, tokens_per_minute: null, revoked: false, balance: 5000,
     key: undefined, id: undefined, created_at: undefined,
   });
   const id = made.json.id as string;
@@ -79,6 +79,8 @@ test('tokens: bad input is 400 naming the field, unknown ids 404, all in Shape A
     ['POST', '/admin/tokens', { group: 'default', quota: 1e20 }, 400, 'invalid_request', 'quota'],
     ['POST', '/admin/tokens', { group: 'default', quota: 1, models: ['sora-2', 'no-such'] }, 400, 'invalid_request', 'models[1]'],
     ['POST', '/admin/tokens', { group: 'default', quota: 1, extra: true }, 400, 'invalid_request', 'extra'],
+    ['POST', '/admin/tokens', { group: 'default', quota: 1, tokens_per_minute: 0 }, 400, 'invalid_request', 'tokens_per_minute'],
+    ['POST', '/admin/tokens', { group: 'default', quota: 1, tokens_per_minute: 2.5 }, 400, 'invalid_request', 'tokens_per_minute'],
     ['POST', '/admin/tokens', '{"group":', 400, 'invalid_request', 'JSON'],
     ['PATCH', '/admin/tokens/tok_0000', { name: 'x' }, 404, 'token_not_found', 'tok_0000'],
     ['PATCH', '/admin/tokens/tok_0000', {}, 400, 'invalid_request', ''],
@@ -100,6 +102,23 @@ test('tokens: bad input is 400 naming the field, unknown ids 404, all in Shape A
   assertShapeA(bad, 400, 'invalid_request', 'invalid_request_error', 'amount');
   const idem = await call('POST', `/admin/tokens/${id}/topup`, { amount: 1 }, adminKey, { 'idempotency-key': 'x'.repeat(200) });
   assertShapeA(idem, 400, 'invalid_request', 'invalid_request_error', 'Idempotency-Key');
+});
+
+test('tokens: the token\'s own tokens_per_minute is set, shown and cleared through the API and the CLI', async () => {
+  const made = await call('POST', '/admin/tokens', { group: 'default', quota: 10, tokens_per_minute: 5000 });
+  assert.equal(made.status, 201, made.text);
+  assert.equal(made.json.tokens_per_minute, 5000);
+  const id = made.json.id as string;
+  assert.equal((await call('PATCH', `/admin/tokens/${id}`, { tokens_per_minute: 20 })).json.tokens_per_minute, 20);
+  assert.equal((await call('PATCH', `/admin/tokens/${id}`, { tokens_per_minute: null })).json.tokens_per_minute, null);
+  const cli = (...args: string[]) => spawnSync(process.execPath, [join(projectRoot, 'dist/src/cli.js'), ...args], { env: { ...process.env, SWITCHYARD_STORE: stack.storeUri }, encoding: 'utf8' });
+  const created = cli('token', 'create', '--group', 'default', '--quota', '1', '--tokens-per-minute', '900');
+  assert.equal(created.status, 0, created.stderr);
+  const cliId = /created (tok_\w+)/.exec(created.stdout)![1];
+  assert.equal((await call('GET', `/admin/tokens/${cliId}`)).json.tokens_per_minute, 900);
+  const bad = cli('token', 'create', '--group', 'default', '--quota', '1', '--tokens-per-minute', 'lots');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /tokens_per_minute/);
 });
 
 test('only the admin key opens /admin: a client token is 403, anything else 401; without the key the routes do not exist', async () => {

@@ -12,10 +12,12 @@ export class TokenAdminError extends Error {
 /** A token as operators see it: never its key or hash. */
 export interface TokenView {
   id: string; object: 'token'; name: string | null; user: string; group: string; models: string[] | null;
-  expires_at: number | null; revoked: boolean; created_at: number; balance: number;
+  expires_at: number | null; tokens_per_minute: number | null; revoked: boolean; created_at: number; balance: number;
 }
 
-export interface TokenInput { group: string; quota: number; user?: string; models?: string[]; name?: string; expires_at?: number | null }
+export interface TokenInput {
+  group: string; quota: number; user?: string; models?: string[]; name?: string; expires_at?: number | null; tokens_per_minute?: number | null;
+}
 
 /** Where a topup came from, recorded on its ledger entry. */
 export type TopupSource = 'cli' | 'admin';
@@ -29,9 +31,10 @@ export class TokenAdmin {
     this.checkGroup(input.group);
     if (!Number.isSafeInteger(input.quota) || input.quota < 0) throw new TokenAdminError('`quota` must be a whole number of units, 0 or more', 'quota');
     this.checkModels(input.group, input.models);
+    checkTokensPerMinute(input.tokens_per_minute);
     const { key, record } = await this.tokens.create({
       group: input.group, quota: input.quota, user: input.user, name: input.name, models: input.models,
-      expiresAt: input.expires_at ?? undefined,
+      expiresAt: input.expires_at ?? undefined, tokensPerMinute: input.tokens_per_minute ?? undefined,
     });
     return { key, token: await this.view(record) };
   }
@@ -49,6 +52,7 @@ export class TokenAdmin {
     const group = change.group ?? rec.group;
     if (change.group !== undefined) this.checkGroup(change.group);
     this.checkModels(group, change.models === undefined ? rec.models : change.models ?? undefined);
+    checkTokensPerMinute(change.tokens_per_minute);
     const next = await this.tokens.update(id, change);
     if (!next) throw notFound(id);
     return this.view(next);
@@ -77,7 +81,7 @@ export class TokenAdmin {
   private async view(r: TokenRecord): Promise<TokenView> {
     return {
       id: r.id, object: 'token', name: r.name ?? null, user: r.user, group: r.group, models: r.models ?? null,
-      expires_at: r.expires_at ?? null, revoked: Boolean(r.revoked), created_at: r.created_at,
+      expires_at: r.expires_at ?? null, tokens_per_minute: r.tokens_per_minute ?? null, revoked: Boolean(r.revoked), created_at: r.created_at,
       balance: (await this.store.quota.balance(r.id)) ?? 0,
     };
   }
@@ -97,6 +101,13 @@ export class TokenAdmin {
     models.forEach((m, i) => {
       if (!reachable.has(m)) throw new TokenAdminError(`model "${m.slice(0, 128)}" is not served to group "${group}"`, `models[${i}]`);
     });
+  }
+}
+
+/** The API's schema checks this too; the CLI's input comes only through here. */
+function checkTokensPerMinute(n: number | null | undefined): void {
+  if (n !== undefined && n !== null && !(Number.isSafeInteger(n) && n >= 1)) {
+    throw new TokenAdminError('`tokens_per_minute` must be a whole number of tokens, 1 or more', 'tokens_per_minute');
   }
 }
 

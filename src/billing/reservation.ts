@@ -7,6 +7,7 @@ import type { Exchange, Priced } from '../pipeline/exchange.js';
 import type { Usage } from '../pipeline/context.js';
 import { newTaskId } from '../tasks/task-record.js';
 import { billedUnits, charge } from './price.js';
+import { countTokens } from '../pipeline/rate-limit.js';
 
 /** `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. */
 export interface Hold { account: string; id: string; amount: number; durable: boolean; at: number }
@@ -46,6 +47,7 @@ export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): P
   const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, { channel: ex.ctx.channel, ...usage });
   ex.ctx.charged = settled.charged;
   if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;
+  if (typeof bill === 'object') countTokens(ex.g, p.token, bill);
 }
 
 /**

@@ -193,5 +193,6 @@ export const defaultTimeouts: Required<Timeouts> = { connect_ms: 5000, first_byt
 
 export const defaultServerLimits: Required<ServerLimits> = {
   header_timeout_ms: 30_000, body_idle_timeout_ms: 30_000, request_timeout_ms: 300_000, keep_alive_timeout_ms: 75_000,
-  max_connections: 10_000, max_body_memory_bytes: 256 << 20,
+  max_connections: 10_000, max_body_memory_bytes: 256 << 20, min_body_rate: 500, min_body_rate_grace_ms: 10_000,
+  linger_ms: 10_000, linger_idle_ms: 2000,
 };

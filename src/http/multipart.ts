@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { GatewayError } from './errors.js';
 import { ClientGone, type BodyLimits } from './read-body.js';
+import { PaceWatch } from './body-pace.js';
 
 /** A file: spooled upload (`path`) or inline data (`data`, base64, e.g. from a data URI). */
 export interface FilePart { filename: string; content_type: string; size: number; path?: string; data?: string }
@@ -36,29 +37,25 @@ export function readMultipart(req: IncomingMessage, o: BodyLimits): Promise<Reco
     let size = 0;
     let heldFields = 0;
     let failed = false;
-    let timer: NodeJS.Timeout | undefined;
     const files = new Set<NodeJS.WritableStream & { destroy(): void }>();
     o.cleanup.push(() => o.budget.give(heldFields));
     const fail = (err: Error) => {
       if (failed) return;
       failed = true;
-      clearTimeout(timer);
+      pace.stop();
       o.signal.removeEventListener('abort', onGone);
       req.unpipe(parser);
       req.resume();
       for (const f of files) f.destroy(); // no spool file stays open after a failed upload
       reject(err);
     };
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => fail(new GatewayError('request_timeout', `No request body bytes for ${o.idleMs} ms`, { headers: { connection: 'close' } })), o.idleMs);
-    };
+    const pace = new PaceWatch(o, fail);
     const grow = (n: number) => {
       size += n;
       if (size > o.maxBytes) fail(new GatewayError('request_too_large', `Request body exceeds ${o.maxBytes} bytes`));
     };
     const onGone = () => fail(new ClientGone('client closed the connection'));
-    req.on('data', arm);
+    req.on('data', (c: Buffer) => pace.data(c.length));
     req.once('close', () => { if (!req.complete) onGone(); });
     o.signal.addEventListener('abort', onGone, { once: true });
     parser.on('field', (name, value, info) => {
@@ -86,10 +83,9 @@ export function readMultipart(req: IncomingMessage, o: BodyLimits): Promise<Reco
     parser.once('partsLimit', () => fail(new GatewayError('invalid_request', `A multipart body may have at most ${maxParts} parts`)));
     parser.on('error', () => fail(new GatewayError('invalid_request', 'Request body is not valid multipart/form-data')));
     parser.once('close', () => {
-      clearTimeout(timer);
+      pace.stop();
       Promise.all(writes).then(() => { if (!failed) { o.signal.removeEventListener('abort', onGone); resolve(out); } }, () => fail(new GatewayError('server_busy', 'An upload could not be stored; retry shortly')));
     });
-    arm();
     req.pipe(parser);
   });
 }

@@ -1,15 +1,15 @@
-// Reads a request body with its bounds enforced while reading: size, memory shared by all requests, the longest
-// pause between chunks, and the client going away. Then parses JSON with a depth bound and strict UTF-8.
+// Reads a request body with its bounds enforced while reading: size, memory shared by all requests, its pace (the
+// longest pause between chunks, the slowest average rate), and the client going away. Then parses JSON with a depth
+// bound and strict UTF-8.
 import type { Signal } from './abort.js';
 import type { IncomingMessage } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import { GatewayError } from './errors.js';
 import type { BodyBudget } from './body-budget.js';
+import { PaceWatch, type Pace } from './body-pace.js';
 
-export interface BodyLimits {
+export interface BodyLimits extends Pace {
   maxBytes: number;
-  /** Longest pause between two chunks of the body. */
-  idleMs: number;
   budget: BodyBudget;
   /** Aborts when the request must stop (client gone, shutdown): the read settles at once. */
   signal: Signal;
@@ -31,28 +31,21 @@ export function readBody(req: IncomingMessage, o: BodyLimits): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let held = 0;
-    let timer: NodeJS.Timeout | undefined;
+    let pace: PaceWatch | undefined;
     o.cleanup.push(() => o.budget.give(held));
     const take = (n: number) => { if (!o.budget.take(n)) return false; held += n; return true; };
     const settle = (err?: Error) => {
-      clearTimeout(timer);
+      pace?.stop();
       req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onClose);
       o.signal.removeEventListener('abort', onGone);
       if (err) { req.resume(); reject(err); } else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    // One timer per body, pushed back only when it fires early: re-arming it per chunk would cost more than the chunk.
-    let lastData = Date.now();
-    const check = () => {
-      const idle = Date.now() - lastData;
-      if (idle < o.idleMs) { timer = setTimeout(check, o.idleMs - idle); return; }
-      settle(new GatewayError('request_timeout', `No request body bytes for ${o.idleMs} ms`, { headers: { connection: 'close' } }));
     };
     const onData = (c: Buffer) => {
       size += c.length;
       if (size > o.maxBytes) return settle(new GatewayError('request_too_large', `Request body exceeds ${o.maxBytes} bytes`));
       if (size > held && !take(size - held)) return settle(busy());
       chunks.push(c);
-      lastData = Date.now();
+      pace!.data(c.length);
     };
     const onEnd = () => settle();
     const onGone = () => settle(new ClientGone('client closed the connection'));
@@ -61,7 +54,7 @@ export function readBody(req: IncomingMessage, o: BodyLimits): Promise<Buffer> {
     if (Number.isFinite(declared) && declared > 0 && !take(declared)) { req.resume(); reject(busy()); return; }
     req.on('data', onData).once('end', onEnd).once('error', onGone).once('close', onClose);
     o.signal.addEventListener('abort', onGone, { once: true });
-    timer = setTimeout(check, o.idleMs);
+    pace = new PaceWatch(o, settle);
   });
 }
 

@@ -25,7 +25,8 @@ export async function serve(ex: Exchange): Promise<void> {
     return p.answer(ex, matched);                                     // tokens, usage, tasks, channels, reload
   }
   const caller = await authenticate(ex, matched);                     // 401 invalid_api_key
-  await rateLimit(ex, caller);                                        // 429 too_many_requests
+  const limited = rateLimit(ex, caller, p.kind === 'proxied');        // 429 too_many_requests (requests; tokens on proxied routes)
+  if (limited) await limited;                                         // (in memory, mostly: no wait)
   if (p.kind === 'open') return p.answer(ex, matched);
   if (p.kind === 'local') return p.answer(ex, caller);                // models, tasks, downloads, kept answers, token counts, billing
   return proxy(ex, caller, p.policy);

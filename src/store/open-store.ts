@@ -17,6 +17,8 @@ import { SqliteTaskCatalog } from './sqlite-task-catalog.js';
 import type { JobQueue } from './job-queue.js';
 import { SqliteJobs } from './sqlite-jobs.js';
 import { SqliteInstances } from './sqlite-instances.js';
+import type { RateWindows } from './rate-window.js';
+import { SqliteRateWindows } from './sqlite-rate.js';
 
 export interface Store {
   /** A keyv namespace ('tokens', 'tasks', ...); records are JSON. */
@@ -31,8 +33,8 @@ export interface Store {
   instance: string;
   /** The owners among these that are alive; the others are gone and a sweep may take back what they left. */
   alive(owners: string[]): Promise<Set<string>>;
-  /** Shared fixed-window counters (rate limits across instances); absent where in-process counting is exact enough. */
-  hits?(key: string, windowMs: number): Promise<number>;
+  /** Sliding windows of rate limits, counted by every process and instance sharing the store. */
+  rates: RateWindows;
   describe: string;
   /**
    * Cache invalidation across instances sharing the store: `publishInvalidate(tokenHash)` reaches every
@@ -93,6 +95,7 @@ async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
     quota,
     tasks,
     catalog: new SqliteTaskCatalog(state),
+    rates: new SqliteRateWindows(state),
     instance,
     alive: async (owners) => instances.alive(owners),
     jobs(queue) {

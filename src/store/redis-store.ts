@@ -2,17 +2,13 @@
 import Keyv from 'keyv';
 import KeyvRedis from '@keyv/redis';
 import type { Store } from './open-store.js';
-import { connectRedis, redactUri, LuaScript, type RedisClient } from './redis-client.js';
-
-const hitScript = new LuaScript(`
-  local n = redis.call('INCR', KEYS[1])
-  if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-  return n`);
+import { connectRedis, redactUri, type RedisClient } from './redis-client.js';
 import { RedisQuotaLedger } from './redis-quota.js';
 import { RedisTaskIndex } from './redis-task-index.js';
 import { RedisTaskCatalog } from './redis-task-catalog.js';
 import { RedisInstances } from './redis-instances.js';
 import { RedisJobs } from './redis-jobs.js';
+import { RedisRateWindows } from './redis-rate.js';
 import type { JobQueue } from './job-queue.js';
 
 /** Every instance publishes revoked token hashes here and drops them from its cache when one arrives. */
@@ -50,6 +46,7 @@ export async function openRedis(uri: string, instance: string, staleMs: number):
     quota: new RedisQuotaLedger(client, instance),
     tasks: new RedisTaskIndex(client, instance),
     catalog: new RedisTaskCatalog(client),
+    rates: new RedisRateWindows(client),
     instance,
     alive: (owners) => instances.alive(owners),
     jobs(queue) {
@@ -71,10 +68,6 @@ export async function openRedis(uri: string, instance: string, staleMs: number):
         spaces.set(namespace, kv);
       }
       return kv;
-    },
-    // One round trip: the first hit of a window sets its expiry, so a window never outlives itself.
-    async hits(key, windowMs) {
-      return Number(await hitScript.run(client, [`sy:rate:${key}`], [windowMs]));
     },
     onInvalidate(cb) {
       listeners.add(cb);

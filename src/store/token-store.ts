@@ -12,14 +12,16 @@ export interface TokenRecord {
   group: string;
   models?: string[];
   expires_at?: number; // unix seconds
+  /** Replaces the group's tokens_per_minute. */
+  tokens_per_minute?: number;
   revoked?: boolean;
   created_at: number;
 }
 
-export interface NewToken { user?: string; group: string; quota: number; models?: string[]; expiresAt?: number; name?: string }
+export interface NewToken { user?: string; group: string; quota: number; models?: string[]; expiresAt?: number; name?: string; tokensPerMinute?: number }
 
 /** What an operator may change on a token (null removes a field); its key, user and balance are not among them. */
-export interface TokenChange { group?: string; models?: string[] | null; name?: string | null; expires_at?: number | null }
+export interface TokenChange { group?: string; models?: string[] | null; name?: string | null; expires_at?: number | null; tokens_per_minute?: number | null }
 
 // crypto.hash: the one-shot form, half the cost of createHash on every authenticated request.
 const hashKey = (key: string) => hash('sha256', key, 'hex');
@@ -42,7 +44,8 @@ export class TokenStore {
     const id = `tok_${randomBytes(6).toString('hex')}`;
     const record: TokenRecord = {
       id, hash: hashKey(key), name: t.name, user: t.user ?? id, group: t.group,
-      models: t.models?.length ? t.models : undefined, expires_at: t.expiresAt, created_at: Math.floor(Date.now() / 1000),
+      models: t.models?.length ? t.models : undefined, expires_at: t.expiresAt, tokens_per_minute: t.tokensPerMinute,
+      created_at: Math.floor(Date.now() / 1000),
     };
     await this.store.quota.createAccount(id, t.quota);
     await this.kv.set(`key:${record.hash}`, record);
@@ -94,6 +97,7 @@ export class TokenStore {
     if (change.models !== undefined) next.models = change.models?.length ? change.models : undefined;
     if (change.name !== undefined) next.name = change.name ?? undefined;
     if (change.expires_at !== undefined) next.expires_at = change.expires_at ?? undefined;
+    if (change.tokens_per_minute !== undefined) next.tokens_per_minute = change.tokens_per_minute ?? undefined;
     await this.kv.set(`key:${rec.hash}`, next);
     // A revoke that raced this write may have been overwritten by it: its mark says so.
     if (!next.revoked && (await this.kv.get(`revoked:${id}`))) {

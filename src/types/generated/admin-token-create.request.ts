@@ -30,4 +30,8 @@ export interface AdminTokenCreateRequest {
    * When the token stops working, in unix seconds; absent or null: never.
    */
   expires_at?: number | null;
+  /**
+   * Most tokens (prompt plus completion, as billed) the token may use in any minute, replacing its group's `tokens_per_minute`; absent or null: the group's.
+   */
+  tokens_per_minute?: number | null;
 }

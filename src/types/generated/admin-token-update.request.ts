@@ -22,4 +22,8 @@ export interface AdminTokenUpdateRequest {
    * When the token stops working, in unix seconds; null: never.
    */
   expires_at?: number | null;
+  /**
+   * Most tokens (prompt plus completion, as billed) the token may use in any minute; null: its group's `tokens_per_minute`.
+   */
+  tokens_per_minute?: number | null;
 }

@@ -106,12 +106,16 @@ export interface Group {
   description?: string;
   rate_limit?: RateLimit;
   /**
+   * Per-token limit on tokens (prompt plus completion, as billed) over the last minute, on every route that reaches a vendor, counted in the shared store by every instance together. A request is counted when it settles, so requests in flight when the minute's tokens run out still finish and count; the next ones are refused with too_many_requests (429, Retry-After) until enough of the minute's usage is older than a minute. A token's own `tokens_per_minute` replaces it.
+   */
+  tokens_per_minute?: number;
+  /**
    * Most unfinished upstream tasks the group may have at once; more are refused with too_many_requests.
    */
   max_inflight_tasks?: number;
 }
 /**
- * Per-token request rate limit: at most `requests` per `window_s` seconds.
+ * Per-token request rate limit: at most `requests` in any `window_s` seconds (a sliding window, counted in the shared store by every instance together, in twentieths of the window: a client refused waits until its oldest twentieth leaves, Retry-After says when). More are refused with too_many_requests (429).
  */
 export interface RateLimit {
   /**
@@ -119,7 +123,7 @@ export interface RateLimit {
    */
   requests: number;
   /**
-   * Window length in seconds.
+   * Window length in seconds: no span this long holds more than `requests` admitted requests.
    */
   window_s: number;
 }

@@ -51,6 +51,22 @@ export interface ServerLimits {
    * Request bodies held in memory at once, all requests together (default 268435456, 256 MiB); a body that would pass it is answered 503. Multipart uploads are spooled to disk and do not count.
    */
   max_body_memory_bytes?: number;
+  /**
+   * Slowest average pace of a request body, in bytes per second, once `min_body_rate_grace_ms` has passed (Apache mod_reqtimeout's MinRate; default 500, 0 turns it off). A body behind that pace is answered 408 request_timeout and its connection closed, however short its pauses.
+   */
+  min_body_rate?: number;
+  /**
+   * Time a body has before `min_body_rate` applies (default 10000): a body must have arrived within this plus its size divided by the rate.
+   */
+  min_body_rate_grace_ms?: number;
+  /**
+   * After an answer given before the request's body was read (401, 403, 404, 413, 429, ...), which carries `Connection: close`: how long the gateway still reads and drops what the client sends, so the client can read the answer, before it closes the connection (nginx lingering_time, 30 s; default 10000, at most 30000).
+   */
+  linger_ms?: number;
+  /**
+   * The linger ends sooner when the client sends nothing for this long (nginx lingering_timeout, 5 s; default 2000).
+   */
+  linger_idle_ms?: number;
 }
 /**
  * Bounds applied to a route; unset fields take the file's defaults, then built-in defaults.
@@ -75,7 +91,7 @@ export interface RouteLimits {
   rate_limit?: RateLimit;
 }
 /**
- * Per-token request rate limit: at most `requests` per `window_s` seconds.
+ * Per-token request rate limit: at most `requests` in any `window_s` seconds (a sliding window, counted in the shared store by every instance together, in twentieths of the window: a client refused waits until its oldest twentieth leaves, Retry-After says when). More are refused with too_many_requests (429).
  */
 export interface RateLimit {
   /**
@@ -83,7 +99,7 @@ export interface RateLimit {
    */
   requests: number;
   /**
-   * Window length in seconds.
+   * Window length in seconds: no span this long holds more than `requests` admitted requests.
    */
   window_s: number;
 }
