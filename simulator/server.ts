@@ -14,11 +14,13 @@ export type { Control, Fault, LoggedRequest, SimStats } from './control.js';
 export type { VideoAssetInfo, VideoTaskInfo } from './video/control.js';
 export { VideoControl, KLING_KEYS, expectedFileBytes, signKlingJwt } from './video/index.js';
 export type { CallbackRecord, ImageRequestRecord, MediaTaskInfo, SignatureRecord, SunoFetchStats } from './media/index.js';
-export { MediaControl, VOLC_KEYS, pngBytes, pngDimensions, signVolcV4, verifyVolcV4 } from './media/index.js';
+export { ARK_SCOPE, MediaControl, VISUAL_SCOPE, VOLC_KEYS, pngBytes, pngDimensions, signVolcV4, verifyVolcV4 } from './media/index.js';
+export type { VolcScope } from './media/index.js';
 export { ANTHROPIC_VERSIONS } from './anthropic.js';
 export { embeddingVector, float32Base64 } from './openai-embeddings.js';
 
-// New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts Ark Assets.
+// New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts both
+// Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope.
 const routes: Route[] = [openaiChat, openaiEmbeddings, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {

@@ -12,7 +12,7 @@ after(async () => { await stack.close(); });
 const subject = (images: string[], id = 'cat') => ({ id, images });
 const submits = () => stack.sim.control.requests().filter((r) => r.method === 'POST' && r.path.startsWith('/ent/v2/'));
 
-test('reference2video: vendor task shape, defaults filled, payload untouched, query and content', async () => {
+test('reference2video: vendor task shape, the billed duration filled in, payload untouched, query and content', async () => {
   const { key, id: tokenId } = await stack.token({ quota: 100_000 });
   stack.sim.control.clear();
   const sub = await call(stack, key, 'POST', '/alpha/ent/v2/reference2video', {
@@ -26,15 +26,15 @@ test('reference2video: vendor task shape, defaults filled, payload untouched, qu
   const sent = submits()[0].body as Record<string, unknown>;
   assert.equal(sent.model, 'viduq2-pro');
   assert.equal(sent.duration, 5);
-  assert.equal(sent.resolution, '720p');
+  assert.equal(sent.resolution, undefined, 'Vidu\'s own default resolution (720p for Q2), the one priced');
   assert.equal(sent.payload, '{"keep": "exactly"}');
   const done = await waitFinal(stack, key, `/alpha/ent/v2/tasks/${sub.json.task_id}/creations`, (j) => ['success', 'failed'].includes(j?.state));
   assert.equal(done.state, 'success');
   const file = await fetch(done.creations[0].url, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(file.status, 200);
   assert.equal(file.headers.get('content-type'), 'video/mp4');
-  assert.equal(await stack.balance(tokenId), 100_000 - 400);
-  assert.deepEqual(await ledgerKinds(stack, tokenId, sub.json.task_id), ['reserve:400', 'settle:0']);
+  assert.equal(await stack.balance(tokenId), 100_000 - 350, 'viduq2-pro at 720p: 100 + 50/s');
+  assert.deepEqual(await ledgerKinds(stack, tokenId, sub.json.task_id), ['reserve:350', 'settle:0']);
 });
 
 test('text2video, img2video and start-end2video reach their vendor endpoints', async () => {

@@ -208,7 +208,7 @@ test('models.retrieve: the model object for a model the token may use; 404 model
   await notFound(vip.key, 'no-such-model');
   await notFound(vip.key, 'x'.repeat(5000)); // echoed bounded
   // Shipped config: a name with `:` and `*` arrives percent-encoded; a hidden pricing model is not a model.
-  assert.equal((await ai.models.retrieve('wan2.2-t2v-plus:1280*720')).owned_by, 'wan');
+  assert.equal((await ai.models.retrieve('wan2.5-t2v-preview:1280*720')).owned_by, 'wan');
   assert.equal((await ai.models.retrieve('text-embedding-3-small')).id, 'text-embedding-3-small');
   await assert.rejects(ai.models.retrieve('vendor-assets'), (e: unknown) => e instanceof OpenAI.NotFoundError);
   const long = await fetch(`${stack.url}/v1/models/${'y'.repeat(5000)}`, { headers: { authorization: `Bearer ${key}` } });

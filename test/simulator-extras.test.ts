@@ -191,7 +191,7 @@ test('submit_delay_ms: the task is stored before the delayed answer, and stays w
 
 test('Ark DELETE: a queued task is cancelled and stops progressing; a finished one is deleted; a running one is refused', async () => {
   const submit = async (text: string) => (await call('/api/v3/contents/generations/tasks', {
-    headers: bearer(KEY), body: { model: 'seedance-1-pro', content: [{ type: 'text', text }] },
+    headers: bearer(KEY), body: { model: 'doubao-seedance-1-0-pro-250528', content: [{ type: 'text', text }] },
   })).body.id as string;
   const task = (id: string, method = 'GET') => call(`/api/v3/contents/generations/tasks/${id}`, { method, headers: bearer(KEY) });
   const queued = await submit('a [sim polls=3]');

@@ -9,14 +9,14 @@ let stack: Stack;
 before(async () => { stack = await startStack(); fastTasks(stack); });
 after(async () => { await stack.close(); });
 
-// model, extra body fields, expected charge (channels.yaml prices)
+// model, extra body fields, expected charge (the list prices of vendors/*.yaml, the demo's own for its resellers)
 const families: [string, Record<string, unknown>, number][] = [
   ['sora-2', { seconds: '8' }, 800],
   ['kling-v2-master', { seconds: '5' }, 1400],
-  ['viduq1', { image: 'https://example.com/a.png', metadata: { last_frame_url: 'https://example.com/b.png' } }, 300],
-  ['seedance-1-pro', { metadata: { output_config: { resolution: '720p', audio_generation: true } } }, 450],
-  ['wan2.2-t2v-plus:1280*720', { duration: 5 }, 350],
-  ['hailuo-02', { seconds: '10' }, 500],
+  ['viduq1', { image: 'https://example.com/a.png', metadata: { last_frame_url: 'https://example.com/b.png' } }, 400],
+  ['doubao-seedance-1-0-pro-250528', { metadata: { output_config: { resolution: '720p', audio_generation: true } } }, 525],
+  ['wan2.5-t2v-preview:1280*720', { duration: 5 }, 430],
+  ['MiniMax-Hailuo-02', { seconds: '10' }, 800],
   ['veo3', { images: ['https://example.com/a.png'], aspect_ratio: '16:9' }, 1500],
   ['fixdur-pro', { seconds: '10', input_reference: ['data:image/png;base64,iVBORw0KGgo=', 'data:image/jpeg;base64,/9j/4AAQ'] }, 2000],
   ['fixdur-max', {}, 3000],

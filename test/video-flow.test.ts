@@ -98,14 +98,14 @@ test('family rules and a missing prompt are refused before anything reaches the 
   const { key } = await stack.token();
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ model: 'veo3' }, /`prompt` is required/],
-    [{ model: 'hailuo-02', prompt: 'x', seconds: '12' }, /`seconds`/],
+    [{ model: 'MiniMax-Hailuo-02', prompt: 'x', seconds: '12' }, /`seconds`/],
     [{ model: 'fixdur-pro', prompt: 'x', seconds: '8' }, /`seconds` must be one of: 10, 10/],
     [{ model: 'fixdur-max', prompt: 'x', duration: 10 }, /`duration` must be one of: 15, 15/],
-    [{ model: 'hailuo-02', prompt: 'x', duration: 3 }, /`duration`/],
+    [{ model: 'MiniMax-Hailuo-02', prompt: 'x', duration: 3 }, /`duration`/],
     [{ model: 'viduq1', prompt: 'x', images: ['a', 'b', 'c', 'd'] }, /`images` must NOT have more than 3 items/],
     [{ model: 'viduq1', prompt: 'x', metadata: { last_frame_url: 'https://e/b.png' } }, /`image` is required/],
-    [{ model: 'seedance-2', prompt: 'x', images: ['1', '2', '3', '4', '5', '6'] }, /`images` must NOT have more than 5 items/],
-    [{ model: 'seedance-2', prompt: 'x', video: 'x'.repeat(20_971_601) }, /`video` must NOT have more than 20971600 characters/],
+    [{ model: 'doubao-seedance-2-0-260128', prompt: 'x', images: ['1', '2', '3', '4', '5', '6'] }, /`images` must NOT have more than 5 items/],
+    [{ model: 'doubao-seedance-2-0-260128', prompt: 'x', video: 'x'.repeat(20_971_601) }, /`video` must NOT have more than 20971600 characters/],
   ];
   stack.sim.control.clear();
   for (const [body, message] of cases) {
@@ -131,8 +131,9 @@ test('the compatible vendor route answers in its own format', async () => {
   assert.equal(wrongFamily.status, 404);
 });
 
-test('asset upload passes through, and asset:// references work in content[]', async () => {
+test('asset upload passes through V4-signed for Ark (service ark), and asset:// references work in content[]', async () => {
   const { key } = await stack.token();
+  const signedBefore = stack.sim.control.signatures().length;
   const group = await call(stack, key, 'POST', '/v1/vendors/asset/CreateAssetGroup', { Name: 'g' });
   assert.equal(group.status, 200, group.text);
   const groupId = group.json.Result?.Id ?? group.json.Id;
@@ -141,8 +142,10 @@ test('asset upload passes through, and asset:// references work in content[]', a
   const assetId = asset.json.Result?.Id ?? asset.json.Id;
   await call(stack, key, 'POST', '/v1/vendors/asset/GetAsset', { Id: assetId });
   await call(stack, key, 'POST', '/v1/vendors/asset/GetAsset', { Id: assetId });
+  const signed = stack.sim.control.signatures().slice(signedBefore);
+  assert.deepEqual(signed.map((g) => `${g.service}:${g.action}:${g.ok}`), ['ark:CreateAssetGroup:true', 'ark:CreateAsset:true', 'ark:GetAsset:true', 'ark:GetAsset:true']);
   const sub = await call(stack, key, 'POST', '/v1/video/generations', {
-    model: 'seedance-1-pro',
+    model: 'doubao-seedance-1-0-pro-250528',
     content: [{ type: 'text', text: 'asset-ref [sim polls=0]' }, { type: 'image_url', image_url: { url: `asset://${assetId}` }, role: 'reference_image' }],
     metadata: { duration: 5, ratio: '16:9', resolution: '720p' },
   });
@@ -162,6 +165,6 @@ test('a gateway restart with tasks in flight loses nothing: the poller resumes a
   await stack.restartGateway();
   fastTasks(stack);
   for (const task of ids) assert.equal((await waitFinal(stack, key, `/v1/videos/${task}`)).status, 'completed');
-  assert.equal(await stack.balance(id), 100_000 - 400 - 300 - 1500, 'sora-2 4 s by default (OpenAI\'s), viduq1 5 s, veo3 per call');
+  assert.equal(await stack.balance(id), 100_000 - 400 - 400 - 1500, 'sora-2 4 s by default (OpenAI\'s), viduq1 5 s, veo3 per call');
   for (const task of ids) assert.equal((await ledgerKinds(stack, id, task)).length, 2);
 });

@@ -43,7 +43,7 @@ test('a failed video is deleted without money moving (its reservation went back 
   fastTasks(stack);
   const { key, id: account } = await stack.token();
   const start = (await stack.balance(account))!;
-  const sub = await call(stack, key, 'POST', '/v1/video/generations', { model: 'seedance-1-pro', prompt: 'delete-failed [sim polls=0 fail=1]' });
+  const sub = await call(stack, key, 'POST', '/v1/video/generations', { model: 'doubao-seedance-1-0-pro-250528', prompt: 'delete-failed [sim polls=0 fail=1]' });
   assert.equal((await waitFinal(stack, key, `/v1/videos/${sub.json.id}`)).status, 'failed');
   assert.equal(await stack.balance(account), start);
   assert.equal((await client(stack, key).videos.delete(sub.json.id)).deleted, true);
@@ -56,16 +56,16 @@ test('an unfinished video whose vendor can cancel: cancelled there, failed and r
   const { key, id: account } = await stack.token();
   const start = (await stack.balance(account))!;
   const slots = await stack.gw.store.tasks.count();
-  const sub = await call(stack, key, 'POST', '/v1/video/generations', { model: 'seedance-1-pro', prompt: 'cancel-me [sim polls=5]', seconds: 6 });
+  const sub = await call(stack, key, 'POST', '/v1/video/generations', { model: 'doubao-seedance-1-0-pro-250528', prompt: 'cancel-me [sim polls=5]', seconds: 6 });
   assert.equal(sub.status, 200, sub.text);
-  assert.equal(start - (await stack.balance(account))!, 540, '6 s of seedance-1-pro reserved');
+  assert.equal(start - (await stack.balance(account))!, 630, '6 s of doubao-seedance-1-0-pro-250528 reserved');
   assert.equal(await stack.gw.store.tasks.count(), slots + 1);
 
   assert.deepEqual(await client(stack, key).videos.delete(sub.json.id), { id: sub.json.id, object: 'video.deleted', deleted: true });
   const vendorId = simTask('cancel-me').id;
   assert.equal(simDeletes(vendorId).length, 1, 'one cancel call');
   assert.equal(await stack.balance(account), start, 'the reservation is back');
-  assert.deepEqual(await ledgerKinds(stack, account, sub.json.id), ['reserve:540', 'refund:-540']);
+  assert.deepEqual(await ledgerKinds(stack, account, sub.json.id), ['reserve:630', 'refund:-630']);
   assert.equal(await stack.gw.store.tasks.count(), slots, 'its in-flight slot is free');
   const atVendor = await fetch(`${stack.sim.url}/api/v3/contents/generations/tasks/${vendorId}`, { headers: { authorization: 'Bearer sim-key' } });
   assert.equal((await atVendor.json()).status, 'cancelled');
@@ -91,21 +91,21 @@ test('the vendor refuses to cancel a started task: 400, the task and its reserva
   const { key, id: account } = await stack.token();
   // Started: two polls at the vendor, and the record says so.
   fastTasks(stack);
-  const sub = await call(stack, key, 'POST', '/v1/video/generations', { model: 'seedance-1-pro', prompt: 'started [sim polls=1000]' });
+  const sub = await call(stack, key, 'POST', '/v1/video/generations', { model: 'doubao-seedance-1-0-pro-250528', prompt: 'started [sim polls=1000]' });
   await eventually(async () => (await call(stack, key, 'GET', `/v1/videos/${sub.json.id}`)).json.status === 'in_progress');
   holdPolls();
   const refused = await call(stack, key, 'DELETE', `/v1/videos/${sub.json.id}`);
   assertShapeA(refused, 400, 'invalid_request', 'platform_api_error', sub.json.id);
   assert.match(refused.json.error.message, /refused to cancel/);
-  assert.deepEqual(await ledgerKinds(stack, account, sub.json.id), ['reserve:450']);
+  assert.deepEqual(await ledgerKinds(stack, account, sub.json.id), ['reserve:525']);
   assert.equal((await call(stack, key, 'GET', `/v1/videos/${sub.json.id}`)).json.status, 'in_progress');
 
   // Finished at the vendor while the gateway still says queued: the delete finds out first, so it is charged.
-  const done = await call(stack, key, 'POST', '/v1/video/generations', { model: 'seedance-1-pro', prompt: 'unseen [sim polls=0]' });
+  const done = await call(stack, key, 'POST', '/v1/video/generations', { model: 'doubao-seedance-1-0-pro-250528', prompt: 'unseen [sim polls=0]' });
   const vendorId = simTask('unseen').id;
   await fetch(`${stack.sim.url}/api/v3/contents/generations/tasks/${vendorId}`, { headers: { authorization: 'Bearer sim-key' } });
   assert.equal((await client(stack, key).videos.delete(done.json.id)).deleted, true);
-  assert.deepEqual(await ledgerKinds(stack, account, done.json.id), ['reserve:450', 'settle:0']);
+  assert.deepEqual(await ledgerKinds(stack, account, done.json.id), ['reserve:525', 'settle:0']);
   const deletes = simDeletes(vendorId);
   assert.equal(deletes.length, 1, 'deleted at the vendor as a finished task, never cancelled');
 });

@@ -2,25 +2,31 @@
 import type { IncomingMessage } from 'node:http';
 import type { Fault } from '../control.js';
 import type { Route } from '../http.js';
-import { type VendorError, query, route } from '../video/common.js';
-import { arkAssetRoutes } from '../video/ark-assets.js';
+import { type VendorError, route } from '../video/common.js';
+import { arkAssets } from '../video/ark-assets.js';
 import { mediaFileRoutes } from './files.js';
 import { geminiError, geminiRoutes, googleKey } from './gemini.js';
 import { JIMENG_ACTIONS, jimeng, jimengError, volcMetaError } from './jimeng.js';
 import { midjourneyRoutes, springError } from './midjourney.js';
 import { openaiImageRoutes } from './openai-images.js';
 import { sunoError, sunoRoutes } from './suno.js';
-import { volcAccessKey } from './volc-sign.js';
+import { volcAccessKey, volcScope } from './volc-sign.js';
 
 const actionOf = (req: IncomingMessage): string => new URL(req.url ?? '/', 'http://sim').searchParams.get('Action') ?? '';
 
 /**
- * Jimeng and Ark Assets share Volcengine's `POST /?Action=…` shape; the Action decides, and a V4-signed request
- * (the visual API's auth; Ark takes a Bearer key) goes to the visual API whatever its Action, which answers an
- * unknown one as Volcengine does. This route must come before the video routes so Ark Assets is reached through it.
+ * Jimeng and Ark Assets share Volcengine's `POST /?Action=…` shape, as their real hosts do (visual.volcengineapi.com,
+ * open.volcengineapi.com). Volcengine routes a signed request by its credential scope's service: `cv` goes to the
+ * visual API and `ark` to Ark's OpenAPI (the assets), whatever the Action, and each answers an unknown Action itself.
+ * An unsigned request (or one for another service) goes by its Action and is refused there with 401. This route must
+ * come before the video routes so Ark Assets is reached through it.
  */
-const v4Signed = (req: IncomingMessage) => String(req.headers.authorization ?? '').startsWith('HMAC-SHA256');
-const volcRoot = route('POST', '/', (ctx) => (JIMENG_ACTIONS.includes(query(ctx, 'Action') ?? '') || v4Signed(ctx.req) ? jimeng(ctx) : arkAssetRoutes[0].handle(ctx)));
+function volcService(req: IncomingMessage): 'cv' | 'ark' {
+  const service = volcScope(req.headers.authorization)?.service;
+  if (service === 'cv' || service === 'ark') return service;
+  return JIMENG_ACTIONS.includes(actionOf(req)) ? 'cv' : 'ark';
+}
+const volcRoot = route('POST', '/', (ctx) => (volcService(ctx.req) === 'cv' ? jimeng(ctx) : arkAssets(ctx)));
 
 export const mediaRoutes: Route[] = [...midjourneyRoutes, ...sunoRoutes, ...openaiImageRoutes, ...geminiRoutes, ...mediaFileRoutes, volcRoot];
 
@@ -29,7 +35,7 @@ function vendorErrorFor(req: IncomingMessage, path: string): ((status: number) =
   if (path.startsWith('/suno/')) return (s) => sunoError(s);
   if (path.startsWith('/v1beta/')) return geminiError;
   const action = actionOf(req);
-  if (path === '/' && JIMENG_ACTIONS.includes(action)) {
+  if (path === '/' && volcService(req) === 'cv') {
     // Auth-type faults come from Volcengine's gateway (ResponseMetadata); the rest from the visual service (code/message).
     return (s) => (s === 401 || s === 403 ? { body: volcMetaError(action, s === 401 ? 'InvalidAuthorization' : 'AccessDenied', `Simulated error (HTTP ${s}).`) } : jimengError(s));
   }
@@ -58,5 +64,6 @@ export function mediaFaultKey(req: IncomingMessage, path: string): string | unde
 export { MediaControl, serveMediaControl } from './control.js';
 export type { MediaTaskInfo, SunoFetchStats } from './control.js';
 export type { CallbackRecord, ImageRequestRecord, SignatureRecord } from './store.js';
-export { VOLC_KEYS, signVolcV4, verifyVolcV4 } from './volc-sign.js';
+export { ARK_SCOPE, VISUAL_SCOPE, VOLC_KEYS, signVolcV4, verifyVolcV4 } from './volc-sign.js';
+export type { VolcScope } from './volc-sign.js';
 export { pngBytes, pngDimensions } from './png.js';

@@ -54,8 +54,8 @@ function submitProblem(b: Json, reqKey: string): string | undefined {
   const urls = Array.isArray(b.image_urls) && b.image_urls.length > 0;
   const b64 = Array.isArray(b.binary_data_base64) && b.binary_data_base64.length > 0;
   if (urls && b64) return 'image_urls and binary_data_base64 are mutually exclusive';
-  if (/i2v|i2i|seededit/.test(reqKey) && !urls && !b64) return 'image_urls or binary_data_base64 is required';
-  if (/t2v|t2i/.test(reqKey) && !str(b.prompt)) return 'prompt is required';
+  if (/(^|_)(i2v|i2i)(_|$)|seededit/.test(reqKey) && !urls && !b64) return 'image_urls or binary_data_base64 is required';
+  if (/(^|_)(t2v|t2i)(_|$)/.test(reqKey) && !str(b.prompt)) return 'prompt is required';
   if (b.aspect_ratio !== undefined && !RATIOS.includes(b.aspect_ratio as string)) return `aspect_ratio must be one of ${RATIOS.join(', ')}`;
   if (b.frames !== undefined && b.frames !== 121 && b.frames !== 241) return 'frames must be 121 or 241';
   for (const k of ['width', 'height']) {
@@ -127,7 +127,7 @@ export async function jimeng(ctx: Ctx): Promise<void> {
   const action = query(ctx, 'Action') ?? '';
   const verdict = verifyVolcV4(ctx.req.method ?? 'POST', ctx.req.url ?? '/', ctx.req.headers, rawBodyOf(ctx.req, ctx.raw));
   mediaStoreOf(ctx.control).signatures.push({
-    at: Date.now(), action, ak: verdict.ak, ok: verdict.ok, code: verdict.code, reason: verdict.reason,
+    at: Date.now(), service: VOLC_SERVICE, action, ak: verdict.ak, ok: verdict.ok, code: verdict.code, reason: verdict.reason,
     signedHeaders: verdict.signedHeaders, canonicalRequest: verdict.canonicalRequest,
   });
   if (!verdict.ok) return sendJson(ctx.res, 401, volcMetaError(action, verdict.code ?? 'InvalidAuthorization', verdict.message ?? '', verdict.codeN));

@@ -65,6 +65,8 @@ export interface CallbackRecord {
 
 export interface SignatureRecord {
   at: number;
+  /** The service whose endpoint checked it: `cv` (the visual API) or `ark` (Ark's OpenAPI, the assets). */
+  service: string;
   action: string;
   ak: string | null;
   ok: boolean;

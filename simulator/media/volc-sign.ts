@@ -6,6 +6,17 @@ export const VOLC_KEYS: Record<string, string> = { 'sim-ak': 'sim-sk' };
 
 export const VOLC_REGION = 'cn-north-1';
 export const VOLC_SERVICE = 'cv';
+
+/** A credential scope: which region and service a signature is for. Volcengine routes and verifies by it. */
+export interface VolcScope {
+  region: string;
+  service: string;
+}
+
+/** The visual API (Jimeng): `cn-north-1/cv`. */
+export const VISUAL_SCOPE: VolcScope = { region: VOLC_REGION, service: VOLC_SERVICE };
+/** The Ark OpenAPI (assets), served on open.volcengineapi.com: `cn-beijing/ark`. */
+export const ARK_SCOPE: VolcScope = { region: 'cn-beijing', service: 'ark' };
 /** Requests whose X-Date is further off than this are refused, like the real gateway's replay window. */
 export const VOLC_MAX_SKEW_MS = 15 * 60 * 1000;
 
@@ -106,10 +117,19 @@ export function volcAccessKey(authorization: string | undefined): string | undef
   return AUTH.exec(authorization?.trim() ?? '')?.[1];
 }
 
+/** The credential scope a well-formed Authorization header claims, unverified: which service the request is for. */
+export function volcScope(authorization: string | undefined): VolcScope | undefined {
+  const m = AUTH.exec(authorization?.trim() ?? '');
+  return m ? { region: m[3], service: m[4] } : undefined;
+}
+
 type HeaderBag = Record<string, string | string[] | undefined>;
 
-/** Checks a received request the way the gateway does; `url` is the request target (`/?Action=…&Version=…`). */
-export function verifyVolcV4(method: string, url: string, headers: HeaderBag, body: Buffer, keys = VOLC_KEYS, now = Date.now()): VolcVerdict {
+/**
+ * Checks a received request the way Volcengine's gateway does; `url` is the request target (`/?Action=…&Version=…`),
+ * `scope` the region and service this endpoint serves (the visual API's by default).
+ */
+export function verifyVolcV4(method: string, url: string, headers: HeaderBag, body: Buffer, keys = VOLC_KEYS, now = Date.now(), scope: VolcScope = VISUAL_SCOPE): VolcVerdict {
   const header = (n: string): string | undefined => {
     const v = headers[n];
     return Array.isArray(v) ? v.join(', ') : v;
@@ -117,7 +137,7 @@ export function verifyVolcV4(method: string, url: string, headers: HeaderBag, bo
   const m = AUTH.exec(header('authorization')?.trim() ?? '');
   if (!m) return bad(null, 'InvalidAuthorization', 'The Authorization header is missing or malformed.', 'authorization header missing or not HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…');
   const [, ak, date, region, service, signedHeaders, signature] = m;
-  if (region !== VOLC_REGION || service !== VOLC_SERVICE) return bad(ak, 'InvalidCredential', 'The credential scope is invalid.', `scope ${region}/${service}, expected ${VOLC_REGION}/${VOLC_SERVICE}`);
+  if (region !== scope.region || service !== scope.service) return bad(ak, 'InvalidCredential', 'The credential scope is invalid.', `scope ${region}/${service}, expected ${scope.region}/${scope.service}`);
   const sk = Object.hasOwn(keys, ak) ? keys[ak] : undefined;
   if (sk === undefined) return { ...bad(ak, 'InvalidAccessKey', 'The AccessKey ID provided does not exist in our records.', `unknown access key ${ak}`), codeN: 100009 };
   const names = signedHeaders.toLowerCase().split(';');

@@ -1,19 +1,23 @@
-// Minimal Ark Assets OpenAPI (POST /?Action=…&Version=2024-01-01): asset groups and assets that turn Active on the second GetAsset.
+// Minimal Ark Assets OpenAPI (V4-signed POST /?Action=…&Version=2024-01-01, service ark): asset groups and assets that turn Active on the second GetAsset.
 import { parseDirectives } from '../directives.js';
 import { type Ctx, sendJson } from '../http.js';
-import { type Json, bearer, isObject, parseJson, query, route } from './common.js';
+import { mediaStoreOf } from '../media/store.js';
+import { ARK_SCOPE, verifyVolcV4 } from '../media/volc-sign.js';
+import { type Json, isObject, parseJson, query } from './common.js';
+import { rawBodyOf } from './raw-body.js';
 import { type ArkAsset, arkId, storeOf, uuid } from './task-store.js';
 
 const VERSION = '2024-01-01';
 const ASSET_TYPES = ['Image', 'Video', 'Audio'];
 
 function meta(action: string): Json {
-  return { RequestId: uuid().replace(/-/g, ''), Action: action, Version: VERSION, Service: 'ark', Region: 'cn-beijing' };
+  return { RequestId: uuid().replace(/-/g, ''), Action: action, Version: VERSION, Service: ARK_SCOPE.service, Region: ARK_SCOPE.region };
 }
 
-/** Volcengine OpenAPI errors live in ResponseMetadata.Error. */
-function fail(ctx: Ctx, action: string, status: number, code: string, message: string): void {
-  sendJson(ctx.res, status, { ResponseMetadata: { ...meta(action), Error: { Code: code, Message: message } } });
+/** Volcengine OpenAPI errors live in ResponseMetadata.Error (with the numeric CodeN where Volcengine has one). */
+function fail(ctx: Ctx, action: string, status: number, code: string, message: string, codeN?: number): void {
+  const error = codeN === undefined ? { Code: code, Message: message } : { CodeN: codeN, Code: code, Message: message };
+  sendJson(ctx.res, status, { ResponseMetadata: { ...meta(action), Error: error } });
 }
 
 export function arkAssetsError(status: number): { body: unknown } {
@@ -95,13 +99,18 @@ const ACTIONS: Record<string, Handler> = {
 };
 
 /**
- * The real API is AK/SK V4-signed (service `ark`, region `cn-beijing`); the simulator accepts
- * `Authorization: Bearer <key>` instead, like the resellers' `/volc/asset/<Action>` wrappers.
+ * Ark's OpenAPI on open.volcengineapi.com: every request is AK/SK V4-signed with service `ark`, region `cn-beijing`
+ * (the AK/SK pairs of `VOLC_KEYS`). The signature is checked first and logged like the visual API's; a Bearer key, or a
+ * signature for another scope, is refused with 401 as Volcengine's gateway does.
  */
-async function handle(ctx: Ctx): Promise<void> {
+export async function arkAssets(ctx: Ctx): Promise<void> {
   const action = query(ctx, 'Action') ?? '';
-  const key = bearer(ctx);
-  if (key === undefined || !ctx.keys.has(key)) return fail(ctx, action, 401, 'InvalidAuthorization', 'The Authorization header is missing or invalid.');
+  const verdict = verifyVolcV4(ctx.req.method ?? 'POST', ctx.req.url ?? '/', ctx.req.headers, rawBodyOf(ctx.req, ctx.raw), undefined, undefined, ARK_SCOPE);
+  mediaStoreOf(ctx.control).signatures.push({
+    at: Date.now(), service: ARK_SCOPE.service, action, ak: verdict.ak, ok: verdict.ok, code: verdict.code, reason: verdict.reason,
+    signedHeaders: verdict.signedHeaders, canonicalRequest: verdict.canonicalRequest,
+  });
+  if (!verdict.ok) return fail(ctx, action, 401, verdict.code ?? 'InvalidAuthorization', verdict.message ?? '', verdict.codeN);
   const handler = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
   if (!handler || query(ctx, 'Version') !== VERSION) {
     return fail(ctx, action, 404, 'InvalidActionOrVersion', `Could not find operation ${action} for version ${query(ctx, 'Version') ?? ''}`);
@@ -110,5 +119,3 @@ async function handle(ctx: Ctx): Promise<void> {
   if (!body) return fail(ctx, action, 400, 'InvalidParameter', 'The request body is not valid JSON.');
   handler(ctx, body);
 }
-
-export const arkAssetRoutes = [route('POST', '/', handle)];

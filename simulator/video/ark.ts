@@ -180,4 +180,35 @@ async function remove(ctx: Ctx): Promise<void> {
   sendJson(ctx.res, 200, {});
 }
 
-export const arkRoutes = [route('POST', SUBMIT, submit), route('GET', QUERY, get), route('DELETE', QUERY, remove)];
+const LIST_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+
+/**
+ * `GET …/tasks?page_num=&page_size=&filter.status=&filter.task_ids=&filter.model=`: the account's tasks, newest first,
+ * `{items, total}`. Listing never counts as a poll. page_num and page_size are 1–500 (Ark's bounds); a bad one, or an
+ * unknown status, is 400 naming the parameter. The cheapest call that checks a key.
+ */
+async function list(ctx: Ctx): Promise<void> {
+  if (!authorized(ctx)) return;
+  const url = new URL(ctx.req.url ?? '/', 'http://sim');
+  const bounded = (name: string, dflt: number): number | undefined => {
+    const raw = url.searchParams.get(name);
+    const n = raw === null ? dflt : Number(raw);
+    return Number.isInteger(n) && n >= 1 && n <= 500 ? n : undefined;
+  };
+  const pageNum = bounded('page_num', 1);
+  const pageSize = bounded('page_size', 10);
+  if (pageNum === undefined) return fail(ctx, 400, 'The parameter `page_num` specified in the request is not valid.', 'InvalidParameter', 'page_num');
+  if (pageSize === undefined) return fail(ctx, 400, 'The parameter `page_size` specified in the request is not valid.', 'InvalidParameter', 'page_size');
+  const status = url.searchParams.get('filter.status');
+  if (status !== null && !LIST_STATUSES.includes(status)) return fail(ctx, 400, 'The parameter `filter.status` specified in the request is not valid.', 'InvalidParameter', 'filter.status');
+  const ids = url.searchParams.getAll('filter.task_ids');
+  const model = url.searchParams.get('filter.model');
+  const items = [...storeOf(ctx.control).tasks.values()]
+    .filter((t) => t.vendor === VENDOR && !t.extra.deleted)
+    .map((t) => (t.extra.cancelled ? { ...view(ctx, t, 'queued'), status: 'cancelled' } : view(ctx, t, phaseOf(t))))
+    .filter((v) => (status === null || v.status === status) && (ids.length === 0 || ids.includes(v.id as string)) && (model === null || v.model === model))
+    .reverse();
+  sendJson(ctx.res, 200, { items: items.slice((pageNum - 1) * pageSize, pageNum * pageSize), total: items.length });
+}
+
+export const arkRoutes = [route('POST', SUBMIT, submit), route('GET', SUBMIT, list), route('GET', QUERY, get), route('DELETE', QUERY, remove)];

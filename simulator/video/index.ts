@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Fault } from '../control.js';
 import type { Route } from '../http.js';
-import { arkAssetRoutes, arkAssetsError } from './ark-assets.js';
+import { arkAssetsError } from './ark-assets.js';
 import { arkError, arkRoutes } from './ark.js';
 import type { VendorError } from './common.js';
 import { dashscopeError, dashscopeRoutes } from './dashscope.js';
@@ -14,9 +14,12 @@ import { soraRoutes } from './sora.js';
 import { unifiedRoutes } from './unified.js';
 import { viduError, viduRoutes } from './vidu.js';
 
-/** Kling before Sora: both live under /v1/videos and Kling's family paths are the more specific ones. */
+/**
+ * Kling before Sora: both live under /v1/videos and Kling's family paths are the more specific ones. Ark Assets
+ * (`POST /`) is reached through the media registry's Volcengine dispatcher, which routes by credential scope.
+ */
 export const videoRoutes: Route[] = [
-  ...viduRoutes, ...klingRoutes, ...soraRoutes, ...arkRoutes, ...arkAssetRoutes,
+  ...viduRoutes, ...klingRoutes, ...soraRoutes, ...arkRoutes,
   ...dashscopeRoutes, ...minimaxRoutes, ...unifiedRoutes, ...fileRoutes,
 ];
 

@@ -89,6 +89,24 @@ function referenceProblem(body: Json, n: number): [string, string] | undefined {
   return bad >= 0 ? ['FieldItemCountOutOfRange', `subjects[${bad}].images`] : undefined;
 }
 
+/** Durations and resolutions each model family takes (platform.vidu.com/docs, per model); other models are not checked. */
+const FAMILIES: [RegExp, (d: number) => boolean, string[]][] = [
+  [/^viduq3/, (d) => d >= 1 && d <= 16, ['540p', '720p', '1080p']],
+  [/^viduq2/, (d) => d >= 1 && d <= 10, ['540p', '720p', '1080p']],
+  [/^viduq1/, (d) => d === 5, ['1080p']],
+  [/^vidu(2\.0|1\.5)$/, (d) => d === 4 || d === 8, ['360p', '720p', '1080p']],
+];
+
+/** `FieldInvalid` for a duration or resolution the model does not render. */
+function modelProblem(body: Json): [string, string] | undefined {
+  const family = FAMILIES.find(([re]) => re.test(String(body.model)));
+  if (!family) return undefined;
+  const [, durationOk, resolutions] = family;
+  if (body.duration !== undefined && !(Number.isInteger(body.duration) && durationOk(body.duration as number))) return ['FieldInvalid', 'duration'];
+  if (body.resolution !== undefined && !resolutions.includes(body.resolution as string)) return ['FieldInvalid', 'resolution'];
+  return undefined;
+}
+
 async function submit(ctx: Ctx): Promise<void> {
   if (!authorized(ctx)) return;
   const [action] = pathParams(ctx, SUBMIT);
@@ -100,7 +118,7 @@ async function submit(ctx: Ctx): Promise<void> {
   const needsPrompt = action === 'text2video' || action === 'reference2video';
   if (needsPrompt && (typeof body.prompt !== 'string' || body.prompt === '')) return reply(ctx, 'FieldLacking', 'prompt');
   if (typeof body.prompt === 'string' && body.prompt.length > 5000) return reply(ctx, 'FieldInvalid', 'prompt');
-  const problem = imageProblem(action, body);
+  const problem = imageProblem(action, body) ?? modelProblem(body);
   if (problem) return reply(ctx, problem[0], problem[1]);
   const task = newTask(ctx, plan, { vendor: VENDOR, id: numericId(18), kind: action, model: body.model, prompt: str(body.prompt) ?? '', extra: { body } });
   if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, echo(task, body));

@@ -12,6 +12,8 @@ export const productionDir = join(projectRoot, 'deploy', 'config');
 const simCredentials: Record<string, string> = {
   KLING_ACCESS_KEY: 'sim-ak',
   KLING_SECRET_KEY: 'sim-sk',
+  VOLCENGINE_ACCESS_KEY: 'sim-ak',
+  VOLCENGINE_SECRET_KEY: 'sim-sk',
 };
 
 /** Every variable each shipped vendor file declares, read from vendors/*.yaml. */
