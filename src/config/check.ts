@@ -1,4 +1,5 @@
-// Checks config in layers: YAML syntax → JSON Schema → cross references → JSONata and env references.
+// Checks config in layers: YAML syntax → keys of earlier releases → JSON Schema → cross references → JSONata and env
+// references.
 import { configFile, usesShippedRoutes } from './config-files.js';
 import type { ErrorObject } from 'ajv';
 import { loadYaml, type YamlFile } from './load-yaml.js';
@@ -6,6 +7,8 @@ import { describeOne, type SchemaRegistry } from './schema-registry.js';
 import { resolveEnv } from './env-refs.js';
 import type { Diagnostic } from './diagnostics.js';
 import { compileTransform, TransformError } from '../transform/compile-transform.js';
+import { upgradeConfig } from './upgrade.js';
+import { priceInputRules } from './price-input-rules.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
 
@@ -31,8 +34,10 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
   const channelsFile = loadYaml(configFile(configDir, 'channels.yaml'), diags);
   if (!routesFile || !channelsFile) return { ok: false, diagnostics: diags };
 
+  const upgraded = upgradeConfig(routesFile, channelsFile, diags);
   schemaLayer(routesFile, 'routes.schema.json', registry, diags);
   schemaLayer(channelsFile, 'channels.schema.json', registry, diags);
+  upgraded.dropEchoes(diags);
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
 
   const channels = channelsFile.data as ChannelsFile;
@@ -42,6 +47,7 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
     diags.push({ level, file: f.name, path, ...f.locate(path), message });
 
   crossRefs(routes, channels, registry, (l, p, m) => at(routesFile, l, p, m), (l, p, m) => at(channelsFile, l, p, m));
+  priceInputRules(routes, channels, withTemplate, (l, p, m) => at(routesFile, l, p, m));
   transformsLayer(channels, (p, m) => at(channelsFile, 'error', p, m));
   routeTransformsLayer(routes, (p, m) => at(routesFile, 'error', p, m));
   const resolvedChannels = envLayer(channels, env, (l, p, m) => at(channelsFile, l, p, m));
