@@ -7,6 +7,7 @@ import { type Ctx, type Route, echoInto, errorBody, presentedCredential, request
 import { MediaControl, mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } from './media/index.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
+import { modelRoutes } from './models.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
 import { readRawBody } from './video/raw-body.js';
 
@@ -19,7 +20,7 @@ export { ANTHROPIC_VERSIONS } from './anthropic.js';
 export { embeddingVector, float32Base64 } from './openai-embeddings.js';
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts Ark Assets.
-const routes: Route[] = [openaiChat, openaiEmbeddings, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+const routes: Route[] = [openaiChat, openaiEmbeddings, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;
