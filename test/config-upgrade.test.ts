@@ -125,7 +125,7 @@ test('CHANGELOG.md names every key this release renamed or removed, and its repl
   const log = readFileSync(join(projectRoot, 'CHANGELOG.md'), 'utf8');
   for (const k of ['`units`', '`task.seconds`', '`task.saturated_answer`', '`dispatch.breaker_failures`', '`operations.<op>.stream_end: done`',
     '`operations.<op>.stream_end: eof`', '`operations.<op>.error`', '`auth.scheme: query`', '`auth.param`',
-    '`price_inputs.units`', '`price_inputs.seconds`', '`error_answer`', '`dispatch.breaker_min_requests`']) {
+    '`price_inputs.units`', '`price_inputs.seconds`', '`error_answer`', '`dispatch.breaker_min_requests`', '`probe`']) {
     assert.ok(log.includes(k), `CHANGELOG.md mentions ${k}`);
   }
 });
