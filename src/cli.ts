@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 // `switchyard`: check the config, and manage tokens in the store.
 import { parseArgs } from 'node:util';
-import { checkConfig } from './config/check.js';
-import { defaultConfigDir, loadRuntime, schemaRegistry } from './config/load-config.js';
-import { formatDiagnostic } from './config/diagnostics.js';
+import { loadRuntime } from './config/load-config.js';
+import { checkCommand } from './check-command.js';
 import { openStore } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
 import { TokenAdmin, TokenAdminError } from './admin/token-admin.js';
 import type { Runtime } from './config/runtime.js';
 
 const usage = `usage:
-  switchyard check [--dir DIR]
+  switchyard check [--dir DIR] [--probe [--channel ID,...]]
   switchyard token create --group G --quota Q [--models a,b] [--user U] [--name N] [--expires-in-days D] [--tokens-per-minute T]
   switchyard token list
   switchyard token revoke ID
@@ -19,20 +18,10 @@ const usage = `usage:
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
-  if (cmd === 'check') return check(argv.slice(1));
+  if (cmd === 'check') return checkCommand(argv.slice(1));
   if (cmd === 'token' && sub) return token(sub, rest);
   console.error(usage);
   return 2;
-}
-
-function check(args: string[]): number {
-  const { values } = parseArgs({ args, options: { dir: { type: 'string' } } });
-  const dir = values.dir ?? defaultConfigDir();
-  const result = checkConfig(dir, schemaRegistry(dir));
-  for (const d of result.diagnostics) console.error(formatDiagnostic(d));
-  const errors = result.diagnostics.filter((d) => d.level === 'error').length;
-  console.log(result.ok ? 'config OK' : `config has ${errors} error${errors === 1 ? '' : 's'}`);
-  return result.ok ? 0 : 1;
 }
 
 async function token(sub: string, args: string[]): Promise<number> {

@@ -92,9 +92,9 @@ function flushWithin(d: Destination, ms: number): Promise<void> {
 }
 
 /**
- * The access line has a fixed shape of ids and numbers (never a header or a key), so it is serialized with one
- * JSON.stringify instead of pino's per-field walk, on every request. It carries pino's level, time, pid and msg,
- * so it reads like any other pino line.
+ * The access line has a fixed shape of ids, numbers and a bounded reason (never a header or a key), so it is
+ * serialized with one JSON.stringify instead of pino's per-field walk, on every request. It carries pino's level,
+ * time, pid and msg, so it reads like any other pino line.
  */
 export function logRequest(write: (line: string) => void, ctx: RequestContext, res: ServerResponse): void {
   const line = {
@@ -111,6 +111,7 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     attempts: ctx.attempts.length ? ctx.attempts : undefined,
     status: ctx.logStatus ?? res.statusCode,
     error_code: ctx.errorCode,
+    reason: ctx.reason === undefined ? undefined : bounded(ctx.reason, 512),
     outcome: ctx.outcome,
     latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
     added_ms: ctx.addedMs !== undefined ? Math.round(ctx.addedMs * 1000) / 1000 : undefined,
@@ -127,7 +128,7 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
 }
 
 /** Client-chosen strings are cut: a log line must never grow with what a client sends. */
-const bounded = (s: string) => (s.length > 256 ? `${s.slice(0, 256)}…` : s);
+const bounded = (s: string, max = 256) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
 const pathOf = (url: string) => {
   const q = url.indexOf('?');

@@ -12,6 +12,9 @@ import { serve } from './pipeline/index.js';
 import { GatewayResponse } from './http/gateway-response.js';
 import { bodyStillArriving } from './http/linger.js';
 import { maxOpenFiles } from './http/open-files.js';
+import { defaultReason, transformFailure } from './http/refusal-reasons.js';
+import { TransformError } from './transform/compile-transform.js';
+import { RefusedConnections } from './http/refused-connections.js';
 
 export function createGatewayServer(g: Gateway): Server {
   const limits = g.runtime.server;
@@ -30,10 +33,13 @@ export function createGatewayServer(g: Gateway): Server {
     (res as GatewayResponse).linger = linger; // an answer given before the body arrived closes the connection
     void handle(g, req, res);
   });
-  capConnections(server, Math.min(limits.max_connections, maxOpenFiles() - 512));
+  const refused = new RefusedConnections(g.log);
+  server.once('close', () => refused.flush());
+  capConnections(server, Math.min(limits.max_connections, maxOpenFiles() - 512), refused);
   server.on('clientError', (err: Error & { code?: string }, socket) => {
     if (!socket.writable) { socket.destroy(); return; }
     const [status, code, message] = clientErrorAnswer(err.code);
+    refused.note(clientErrorReason(err.code, limits));
     // Refused before it became a request, yet answered like one: an id in the header and at the message's end.
     const id = newRequestId();
     const body = shapeA(`${message} (request id: ${id})`, 'invalid_request_error', code);
@@ -48,15 +54,23 @@ function clientErrorAnswer(code: string | undefined): [string, string, string] {
   return ['400 Bad Request', 'invalid_request', 'Malformed HTTP request'];
 }
 
+/** The operator's reason for a request refused by Node's parser, with the setting where there is one. */
+function clientErrorReason(code: string | undefined, limits: Gateway['runtime']['server']): string {
+  if (code === 'HPE_HEADER_OVERFLOW') return 'request headers over 16 KiB';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return `request not received within server.header_timeout_ms (${limits.header_timeout_ms} ms) or server.request_timeout_ms (${limits.request_timeout_ms} ms)`;
+  return 'malformed HTTP request';
+}
+
 const overCap = new WeakSet<Socket>();
 
 /** One connection past the cap is answered 503 and closed, so the connections already open keep being served. */
-function capConnections(server: Server, max: number): void {
+function capConnections(server: Server, max: number, refused: RefusedConnections): void {
   let open = 0;
   const body = shapeA('The gateway has too many open connections; retry shortly', 'platform_api_error', 'server_busy');
   server.on('connection', (socket: Socket) => {
     if (open >= max) {
       overCap.add(socket); // whatever request it sends is never served
+      refused.note(`connections over server.max_connections (${max})`);
       socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\nretry-after: 1\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       socket.setTimeout(1000, () => socket.destroy());
       return;
@@ -89,8 +103,9 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
 async function fail(g: Gateway, ctx: RequestContext, res: ServerResponse, err: unknown): Promise<void> {
   const reason = ctx.abort.signal.reason;
   if (reason === 'client_gone' || err instanceof ClientGone) { ctx.errorCode = 'client_gone'; return; }
-  const e = reason === 'shutdown' ? new GatewayError('shutting_down') : toGatewayError(err);
+  const e = reason === 'shutdown' ? new GatewayError('shutting_down') : err instanceof TransformError ? transformFailure(err, ctx) : toGatewayError(err);
   ctx.errorCode = e.code;
+  ctx.reason = e.reason ?? defaultReason(e, ctx, g.runtime);
   if (e.code === 'internal_error') g.log.error({ req_id: ctx.id, err }, 'unhandled error');
   // A body sent with its headers may be parsed only after a refusal of the headers: once it is, the refusal keeps
   // the connection alive; one still arriving then gets `Connection: close` (linger.ts).

@@ -49,10 +49,11 @@ const broken: Broken[] = [
 ];
 
 describe('shipped config', () => {
-  test('switchyard check passes: exit 0, prints config OK, warns about the unset OPENAI_API_KEY', () => {
+  test('switchyard check passes: exit 0, prints each channel and config OK, warns about the unset OPENAI_API_KEY', () => {
     const r = runCheck(projectRoot);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout.trim(), 'config OK');
+    assert.equal(r.stdout.trim().split('\n').at(-1), 'config OK');
+    assert.match(r.stdout, /^openai +disabled +https:\/\/api\.openai\.com +OPENAI_API_KEY is not set$/m);
     assert.doesNotMatch(r.stderr, /^error:/m);
     assert.match(r.stderr, /^warning: channels\.yaml:\d+:\d+ \/channels\/2\/auth\/key: environment variable OPENAI_API_KEY is not set: channel "openai" is disabled$/m);
   });
@@ -118,10 +119,10 @@ describe('unset environment reference', () => {
     assert.equal(r.config!.resolvedChannels[0].auth?.key, 'k-123');
   });
 
-  test('switchyard check: exit 0, config OK, the warning on stderr', () => {
+  test('switchyard check: exit 0, the channel disabled naming the variable, config OK, the warning on stderr', () => {
     const r = runCheck(fixture('env-unset'));
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout.trim(), 'config OK');
+    assert.deepEqual(r.stdout.trim().split('\n').slice(1), ['sim      disabled  http://127.0.0.1:4010  SWITCHYARD_TEST_UNSET_KEY is not set', 'config OK']);
     assert.equal(r.stderr.trim(), 'warning: channels.yaml:10:34 /channels/0/auth/key: environment variable SWITCHYARD_TEST_UNSET_KEY is not set: channel "sim" is disabled');
   });
 });

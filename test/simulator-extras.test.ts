@@ -1,4 +1,4 @@
-// Simulator extras: credential echo mode, Kling external_task_id, and the submit_delay_ms directive.
+// Simulator extras: credential echo mode, Kling external_task_id, the submit_delay_ms directive, and the model lists.
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Simulator, signKlingJwt, startSimulator } from '../simulator/server.js';
@@ -212,4 +212,42 @@ test('Ark DELETE: a queued task is cancelled and stops progressing; a finished o
   assert.equal((await task(done)).status, 404);
   assert.equal((await task(done, 'DELETE')).status, 404);
   assert.equal((await call('/api/v3/contents/generations/tasks/cgt-x', { method: 'DELETE', headers: bearer('wrong') })).status, 401);
+});
+
+test('GET /v1/models: OpenAI\'s list with a Bearer key, Anthropic\'s with its headers; both check the key first', async () => {
+  const openai = await call('/v1/models', { headers: bearer(KEY) });
+  assert.equal(openai.status, 200);
+  assert.equal(openai.body.object, 'list');
+  assert.deepEqual(Object.keys(openai.body.data[0]), ['id', 'object', 'created', 'owned_by']);
+  assert.equal((await call('/v1/models/gpt-4o', { headers: bearer(KEY) })).body.id, 'gpt-4o');
+  const missing = await call('/v1/models/gpt-nope', { headers: bearer(KEY) });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.error.code, 'model_not_found');
+  assert.equal((await call('/v1/models', { headers: bearer('wrong') })).body.error.code, 'invalid_api_key');
+  const anthropicHeaders = { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' };
+  const claude = await call('/v1/models?limit=2', { headers: anthropicHeaders });
+  assert.equal(claude.status, 200);
+  assert.deepEqual(Object.keys(claude.body), ['data', 'has_more', 'first_id', 'last_id']);
+  assert.equal(claude.body.data.length, 2);
+  assert.equal(claude.body.has_more, true);
+  assert.equal(claude.body.data[0].type, 'model');
+  const next = await call(`/v1/models?limit=2&after_id=${claude.body.last_id}`, { headers: anthropicHeaders });
+  assert.equal(next.body.has_more, false);
+  assert.equal((await call('/v1/models/claude-sonnet-4-5', { headers: anthropicHeaders })).body.id, 'claude-sonnet-4-5-20250929');
+  const refused = await call('/v1/models', { headers: { 'x-api-key': 'wrong', 'anthropic-version': '2023-06-01' } });
+  assert.equal(refused.status, 401);
+  assert.equal(refused.body.error.type, 'authentication_error');
+  assert.equal((await call('/v1/models', { headers: { 'x-api-key': KEY } })).status, 400, 'anthropic-version is required');
+});
+
+test('GET /v1beta/models: Gemini\'s ListModels, paged; a wrong key is a 400 naming API_KEY_INVALID', async () => {
+  const page = await call('/v1beta/models?pageSize=1', { headers: { 'x-goog-api-key': KEY } });
+  assert.equal(page.status, 200);
+  assert.match(page.body.models[0].name, /^models\//);
+  const rest = await call(`/v1beta/models?pageToken=${page.body.nextPageToken}`, { headers: { 'x-goog-api-key': KEY } });
+  assert.equal(rest.body.models.length, 2);
+  assert.equal(rest.body.nextPageToken, undefined);
+  const wrong = await call('/v1beta/models', { headers: { 'x-goog-api-key': 'wrong' } });
+  assert.equal(wrong.status, 400);
+  assert.equal(wrong.body.error.details[0].reason, 'API_KEY_INVALID');
 });

@@ -142,4 +142,28 @@ function reply(model: string, gen: Json, ratio: string, size: string, s: Scan, f
   };
 }
 
-export const geminiRoutes = [route('POST', PATH, generate)];
+/** The models `GET /v1beta/models` lists (the image models this file renders, and a text model beside them). */
+const LISTED: [string, string, number, number][] = [
+  ['gemini-2.5-flash', 'Gemini 2.5 Flash', 1048576, 65536],
+  ['gemini-2.5-flash-image', 'Nano Banana', 32768, 32768],
+  ['gemini-3-pro-image-preview', 'Nano Banana Pro', 65536, 32768],
+];
+
+/**
+ * `GET /v1beta/models` (ListModels): `pageSize` (default 50, at most 1000) and `pageToken` (the `nextPageToken` of the
+ * page before), the key checked first as for every method.
+ */
+async function listModels(ctx: Ctx): Promise<void> {
+  if (!authorized(ctx)) return;
+  const q = new URL(ctx.req.url ?? '/', 'http://sim').searchParams;
+  const size = Math.min(1000, Number(q.get('pageSize')) || 50);
+  const start = q.get('pageToken') ? Number(Buffer.from(q.get('pageToken')!, 'base64url').toString()) || 0 : 0;
+  const page = LISTED.slice(start, start + size).map(([id, displayName, inputTokenLimit, outputTokenLimit]) => ({
+    name: `models/${id}`, version: '001', displayName, description: `${displayName} (simulated)`, inputTokenLimit, outputTokenLimit,
+    supportedGenerationMethods: ['generateContent', 'countTokens'],
+  }));
+  const next = start + size < LISTED.length ? { nextPageToken: Buffer.from(String(start + size)).toString('base64url') } : {};
+  sendJson(ctx.res, 200, { models: page, ...next });
+}
+
+export const geminiRoutes = [route('POST', PATH, generate), route('GET', '/v1beta/models', listModels)];

@@ -35,7 +35,8 @@ export async function reserve(ex: Exchange, p: Priced, scope: 'request' | 'durab
 async function openSlot(ex: Exchange, p: Priced, id: string): Promise<void> {
   const limit = ex.g.runtime.groups.get(p.token.group)?.max_inflight_tasks;
   if (!(await ex.g.store.tasks.open(id, p.token.group, limit, Date.now() + ex.g.runtime.tasks.poll_base_ms))) {
-    throw new GatewayError('too_many_requests', `The upstream load of group ${p.token.group} is saturated (${limit} tasks in flight); retry later`);
+    throw new GatewayError('too_many_requests', `The upstream load of group ${p.token.group} is saturated (${limit} tasks in flight); retry later`)
+      .because(`group ${p.token.group} has ${limit} tasks in flight: groups.${p.token.group}.max_inflight_tasks`);
   }
 }
 

@@ -1,4 +1,5 @@
-// Checks config in layers: YAML syntax → JSON Schema → cross references → JSONata and env references.
+// Checks config in layers: YAML syntax → keys of earlier releases → JSON Schema → cross references → JSONata and env
+// references.
 import { configFile, usesShippedRoutes } from './config-files.js';
 import type { ErrorObject } from 'ajv';
 import { loadYaml, type YamlFile } from './load-yaml.js';
@@ -6,6 +7,9 @@ import { describeOne, type SchemaRegistry } from './schema-registry.js';
 import { resolveEnv } from './env-refs.js';
 import type { Diagnostic } from './diagnostics.js';
 import { compileTransform, TransformError } from '../transform/compile-transform.js';
+import { upgradeConfig } from './upgrade.js';
+import { priceInputRules } from './price-input-rules.js';
+import { probeRules } from './probe-rules.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
 import { extendsOf, mergeVendors, readVendorFiles } from './vendor-files.js';
@@ -16,6 +20,8 @@ export interface CheckedConfig {
   channels: ChannelsFile;
   /** Channels after `extends` and env resolution; those with unset secrets come back disabled. */
   resolvedChannels: ResolvedChannel[];
+  /** Per channel id, the environment variables it references that are unset (which is why it is disabled). */
+  unsetEnv: Record<string, string[]>;
   /** The operator's key (SWITCHYARD_ADMIN_KEY); absent: the admin API does not exist. */
   adminKey?: string;
   /**
@@ -38,8 +44,10 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
   const channelsFile = loadYaml(configFile(configDir, 'channels.yaml'), diags);
   if (!routesFile || !channelsFile) return { ok: false, diagnostics: diags };
 
+  const upgraded = upgradeConfig(routesFile, channelsFile, diags);
   schemaLayer(routesFile, 'routes.schema.json', registry, diags);
   schemaLayer(channelsFile, 'channels.schema.json', registry, diags);
+  upgraded.dropEchoes(diags);
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
 
   const channels = channelsFile.data as ChannelsFile;
@@ -55,14 +63,17 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
 
   crossRefs(routes, channels, registry, vendorModels, (l, p, m) => at(routesFile, l, p, m), (l, p, m) => at(channelsFile, l, p, m));
-  const resolvedChannels = envLayer(channels, env, (l, p, m) => at(channelsFile, l, p, m));
+  priceInputRules(routes, channels, withTemplate, (l, p, m) => at(routesFile, l, p, m));
+  probeRules(channels, (p, m) => at(channelsFile, 'error', p, m));
+  const unsetEnv: Record<string, string[]> = {};
+  const resolvedChannels = envLayer(channels, env, unsetEnv, (l, p, m) => at(channelsFile, l, p, m));
   const adminKey = env.SWITCHYARD_ADMIN_KEY || undefined;
   if (adminKey !== undefined && adminKey.trim().length < minAdminKeyLength) {
     diags.push({ level: 'error', file: 'environment', path: '/SWITCHYARD_ADMIN_KEY', message: `the admin key must be at least ${minAdminKeyLength} characters (e.g. openssl rand -hex 32)` });
   }
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
   const allowPrivateNetworks = env.SWITCHYARD_ALLOW_PRIVATE_NETWORKS === '1';
-  return { ok: true, config: { routes, channels, resolvedChannels, adminKey, allowPrivateNetworks, diagnostics: diags }, diagnostics: diags };
+  return { ok: true, config: { routes, channels, resolvedChannels, unsetEnv, adminKey, allowPrivateNetworks, diagnostics: diags }, diagnostics: diags };
 }
 
 const hasErrors = (d: Diagnostic[]) => d.some((x) => x.level === 'error');
@@ -294,15 +305,15 @@ function transformsLayer(channels: ChannelsFile, at: (p: string, m: string) => v
   for (const [name, t] of Object.entries(channels.templates ?? {})) visit(t.operations as never, `/templates/${name}/operations`);
 }
 
-function envLayer(channels: ChannelsFile, env: NodeJS.ProcessEnv, at: Report): ResolvedChannel[] {
+function envLayer(channels: ChannelsFile, env: NodeJS.ProcessEnv, unset: Record<string, string[]>, at: Report): ResolvedChannel[] {
   return channels.channels.map((raw, i) => {
     const { value, missing } = resolveEnv(withTemplate(raw, channels) as ResolvedChannel, env, `/channels/${i}`);
     if (!missing.some((m) => m.pointer.endsWith('/base_url')) && !validUrl(value.base_url)) {
       at('error', `/channels/${i}/base_url`, `"${value.base_url}" is not an http:// or https:// URL`);
     }
     if (!missing.length) return value;
-    const names = [...new Set(missing.map((m) => m.name))].join(', ');
-    at('warning', missing[0].pointer, `environment variable ${names} is not set: channel "${raw.id}" is disabled`);
+    unset[raw.id] = [...new Set(missing.map((m) => m.name))];
+    at('warning', missing[0].pointer, `environment variable ${unset[raw.id].join(', ')} is not set: channel "${raw.id}" is disabled`);
     return { ...value, enabled: false };
   });
 }

@@ -11,8 +11,9 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
   for (const [name, d] of Object.entries(dialects ?? {})) {
     // A request's translation grows with the conversation; answers and stream events are one message or event.
     const requestMs = d.request_timeout_ms ?? ms;
-    const client = d.client && side(d.client.functions, ms, requestMs);
-    const vendor = d.vendor && side(d.vendor.functions, ms, requestMs);
+    const requestSetting = d.request_timeout_ms ? `dialects.${name}.request_timeout_ms` : undefined;
+    const client = d.client && side(d.client.functions, ms, requestMs, requestSetting);
+    const vendor = d.vendor && side(d.vendor.functions, ms, requestMs, requestSetting);
     out.set(name, {
       name,
       description: d.description,
@@ -35,18 +36,18 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
  * its helpers while they are younger than half the limit (see StreamTransformer), so every hook's helpers have at
  * least half the limit left and a runaway one is stopped.
  */
-function side(functions: string | undefined, ms: number, requestMs: number) {
+function side(functions: string | undefined, ms: number, requestMs: number, requestSetting?: string) {
   const streamFns = functions ? compileTransform(functions, ms) : undefined;
-  const withFns = (limit: number) => {
-    const fns = functions ? compileTransform(functions, limit) : undefined;
+  const withFns = (limit: number, setting?: string) => {
+    const fns = functions ? compileTransform(functions, limit, setting) : undefined;
     return (src: string): Transform => {
-      const own = compileTransform(src, limit);
+      const own = compileTransform(src, limit, setting);
       if (!fns) return own;
       return { source: own.source, run: async (input, bindings = {}) => own.run(input, { ...bindings, fn: await fns.run(null, bindings) }) };
     };
   };
   const t = withFns(ms);
-  const request = withFns(requestMs);
+  const request = withFns(requestMs, requestSetting);
   const h = (src: string | undefined) => (src ? compileTransform(src, ms) : undefined);
   const stream = (s: StreamTransform): CompiledStream => ({
     functions: streamFns, functionsFreshMs: ms / 2, init: h(s.init), event: h(s.event)!, end: h(s.end), error: h(s.error),

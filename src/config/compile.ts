@@ -11,6 +11,7 @@ import type { RouteLimits, Route } from '../types/generated/routes.js';
 import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
 import { compileDialects } from './compile-dialects.js';
+import { compileProbe } from '../probe/compile-probe.js';
 
 const operatorPolicies = new Set(['admin', 'console']);
 
@@ -140,6 +141,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
     operations,
     agent: baseUrl.protocol === 'https:' ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts),
     privateNetwork: c.private_network === true || allowPrivate,
+    probe: c.probe && compileProbe(c.probe, transformMs),
   };
 }
 

@@ -9,6 +9,7 @@ import type { BreakerSettings } from '../pipeline/circuit-breaker.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
 import type { CompiledUsagePaths } from '../transform/usage-paths.js';
 import type { SchemaRegistry } from './schema-registry.js';
+import type { CompiledProbe } from '../probe/compile-probe.js';
 
 export interface RouteLimitsResolved {
   maxBodyBytes: number;
@@ -143,6 +144,8 @@ export interface CompiledChannel {
   agent: HttpAgent;
   /** The vendor lives on a network the operator trusts: its result URLs may point to private addresses. */
   privateNetwork: boolean;
+  /** The cheapest read-only call, sent by `switchyard check --probe`. */
+  probe?: CompiledProbe;
 }
 
 export interface Runtime {

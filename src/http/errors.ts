@@ -44,6 +44,11 @@ export class GatewayError extends Error {
   shape: 'A' | 'B' = 'A';
   /** A vendor-format body sent instead of the shapes (e.g. an image-art `{code, description, result}`). */
   answer?: unknown;
+  /**
+   * Why the gateway refused, for the operator: the check, what it met (an address, a size) and the setting that
+   * changes it. Written to the access line only, never sent to the client; no secret and no unbounded client string.
+   */
+  reason?: string;
   constructor(code: ErrorCode, message?: string, opts: { status?: number; type?: string; headers?: Record<string, string> } = {}) {
     const entry: CatalogEntry = catalog[code];
     super(message ?? entry.message);
@@ -51,6 +56,12 @@ export class GatewayError extends Error {
     this.status = opts.status ?? entry.status;
     this.type = opts.type ?? entry.type;
     this.headers = opts.headers;
+  }
+
+  /** Sets the operator's reason (see `reason`) and returns the error, for `throw new GatewayError(…).because(…)`. */
+  because(reason: string): this {
+    this.reason = reason;
+    return this;
   }
 
   /** An upstream's own client error (e.g. 400 context too long), relayed with its status and code. */

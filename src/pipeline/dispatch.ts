@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { CompiledChannel, CompiledOperation } from '../config/runtime.js';
 import { GatewayError, clip } from '../http/errors.js';
+import { TransformError } from '../transform/compile-transform.js';
 import { send, UpstreamFailure } from '../transport/http-client.js';
 import { channelTarget, type ChannelCall } from '../transport/channel-target.js';
 import type { Gateway } from '../gateway.js';
@@ -35,14 +36,14 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
   // A follow-up on an earlier task must reach the vendor that holds that task.
   const usable = p.pin ? all.filter((c) => c.id === p.pin) : orderCandidates(all).filter((c) => g.breakers.allow(c.id));
   const cands = usable.slice(0, g.runtime.maxAttempts);
-  if (!cands.length) throw unavailable(g, all.map((c) => c.id), p.model);
+  if (!cands.length) throw unavailable(g, all.map((c) => c.id), p.model, Boolean(p.pin));
   let last: Last = {};
   for (const channel of cands) {
     if (ctx.abort.signal.aborted) throw new GatewayError('upstream_error', 'client closed the connection');
     const op = channel.operations.get(p.route.operation)!;
     const upstreamModel = channel.modelMap[p.model] ?? p.model;
     ctx.channel = channel.id;
-    const call = await mapped(() => build(ex, p, { channel, op, upstreamModel, hold }));
+    const call = await mapped(channel.id, () => build(ex, p, { channel, op, upstreamModel, hold }));
     const t0 = performance.now();
     try {
       const response = await send(channelTarget(channel, call), ctx.abort.signal);
@@ -69,11 +70,14 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
 }
 
 /** The channel was never called: a body its transform cannot map is the client's fault, not the channel's. */
-async function mapped(build: () => Promise<ChannelCall>): Promise<ChannelCall> {
+async function mapped(channel: string, build: () => Promise<ChannelCall>): Promise<ChannelCall> {
   try {
     return await build();
   } catch (err) {
-    throw err instanceof GatewayError ? err : new GatewayError('invalid_request', `The request cannot be mapped for this model: ${(err as Error).message}`);
+    if (err instanceof GatewayError) throw err;
+    const e = new GatewayError('invalid_request', `The request cannot be mapped for this model: ${(err as Error).message}`);
+    const limit = err instanceof TransformError && err.setting ? `; ${err.setting} sets the limit` : '';
+    throw e.because(`the request transform of channel ${channel} failed: ${(err as Error).message.slice(0, 200)}${limit}`);
   }
 }
 
@@ -96,18 +100,25 @@ function record(g: Gateway, channel: string, status: number, retryAfter: string 
 }
 
 /** No channel may take the request: 429 when the vendors asked to slow down (with when to retry), else 503. */
-function unavailable(g: Gateway, channels: string[], model: string): GatewayError {
+function unavailable(g: Gateway, channels: string[], model: string, pinned: boolean): GatewayError {
   const wait = g.breakers.throttledFor(channels);
+  const list = channels.join(', ');
   if (wait !== undefined) {
-    return new GatewayError('too_many_requests', `Upstream is rate limiting model ${clip(model)}; retry later`, { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } });
+    return new GatewayError('too_many_requests', `Upstream is rate limiting model ${clip(model)}; retry later`, { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } })
+      .because(`every channel of the model is throttled by its vendor (${list}): skipped for its Retry-After`);
   }
-  return new GatewayError('no_available_channel', `No channel is available for model ${clip(model)}${channels.length ? ' (its channels are failing; retry later)' : ''}`);
+  const e = new GatewayError('no_available_channel', `No channel is available for model ${clip(model)}${channels.length ? ' (its channels are failing; retry later)' : ''}`);
+  if (pinned) return e.because('the channel that holds the task this request refers to is disabled or gone from the config');
+  return e.because(channels.length
+    ? `the circuit breaker of every channel of the model is open (${list}; dispatch.breaker_failure_rate, breaker_min_requests, breaker_open_ms)`
+    : 'no enabled channel serves the model');
 }
 
 function exhausted(last: Last, tried: number): GatewayError {
   const n = `${tried} upstream attempt${tried > 1 ? 's' : ''}`;
   if (last.status === 429) {
-    return new GatewayError('too_many_requests', `Upstream is rate limiting (${n})`, { headers: last.retryAfter ? { 'retry-after': last.retryAfter } : undefined });
+    return new GatewayError('too_many_requests', `Upstream is rate limiting (${n})`, { headers: last.retryAfter ? { 'retry-after': last.retryAfter } : undefined })
+      .because('the vendor answered 429 on every attempt');
   }
   if (last.failure?.kind === 'timeout') return new GatewayError('upstream_timeout', `Upstream timed out (${n})`);
   const why = last.status ? `HTTP ${last.status}` : last.failure?.kind === 'connect' ? 'connection failed' : 'network error';

@@ -40,9 +40,18 @@ function checkAccess(g: Gateway, token: TokenRecord, model: string, operation: s
   if (token.models && !token.models.includes(model)) throw new GatewayError('model_not_allowed', `This token has no access to model ${clip(model)}`);
   const price = g.runtime.models.get(model);
   if (!price || !g.runtime.candidates(token.group, model, operation).length) {
-    throw new GatewayError('model_not_found', `The model ${clip(model)} does not exist or is not available to group ${token.group}`);
+    throw new GatewayError('model_not_found', `The model ${clip(model)} does not exist or is not available to group ${token.group}`)
+      .because(price ? unservedWhy(g, token.group, model) : 'no such model in channels.yaml `models`');
   }
   return price;
+}
+
+/** A priced model no channel serves here: the channels that have it, and why each is left out. */
+function unservedWhy(g: Gateway, group: string, model: string): string {
+  const having = g.runtime.channels.filter((c) => c.models.has(model));
+  if (!having.length) return 'no channel lists the model';
+  const why = having.slice(0, 5).map((c) => `${c.id}: ${!c.enabled ? 'disabled (enabled: false, or an unset variable)' : !c.groups.has(group) ? `not in group ${group}` : 'no operation of this route for it'}`);
+  return `no enabled channel of group ${group} serves it (${why.join('; ')})`;
 }
 
 /** Swaps the caller's task ids in `refs` fields for the vendor's, and pins the channel that holds them. */

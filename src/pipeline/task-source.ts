@@ -15,7 +15,8 @@ export async function readSource(ex: Exchange, i: Inbound): Promise<{ body: Reco
   }
   const channel = ex.g.runtime.channel(rec.channel);
   if (!channel?.enabled || !channel.operations.has(i.route.operation) || !rec.upstream_id) {
-    throw new GatewayError('invalid_request', `Task ${rec.id} (model ${rec.model}) cannot be the source of this request: its vendor does not offer it (operation ${i.route.operation})`);
+    throw new GatewayError('invalid_request', `Task ${rec.id} (model ${rec.model}) cannot be the source of this request: its vendor does not offer it (operation ${i.route.operation})`)
+      .because(!channel?.enabled ? `channel ${rec.channel} is disabled or gone` : !rec.upstream_id ? 'the source task has no vendor id' : `channel ${rec.channel} has no operation ${i.route.operation}`);
   }
   const { seconds, size } = rec.input;
   const body = { ...i.body, model: rec.model, ...(seconds !== undefined ? { seconds } : {}), ...(size !== undefined ? { size } : {}) };

@@ -42,7 +42,7 @@ async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Usage | und
 }
 
 async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Answered> {
-  const { raw, parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes);
+  const { raw, parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes, `limits.max_response_bytes of route ${p.route.id}`);
   if (!parsed || typeof parsed !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: not an object');
   const dialect = p.route.dialect;
   if (native(p, sent)) {
@@ -99,6 +99,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(translated), signal: ctx.abort.signal,
   });
   ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
+  ctx.reason = streamReason(end, p, sent) ?? ctx.reason;
   // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
   const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
   return { usage: state.usage, delivered: state.dataEvents, result: translated?.result, partial };
@@ -146,6 +147,13 @@ async function closeStream(end: RelayEnd, state: ChatStreamState, res: ServerRes
   }
   if (clean) return state.sawError ? 'upstream_error' : 'done';
   return state.sawError ? 'upstream_error' : end === 'eof' ? 'upstream_cut' : end;
+}
+
+/** The operator's reason for a stream the gateway ended itself, with the setting that bounds it. */
+function streamReason(end: RelayEnd, p: Priced, sent: Sent): string | undefined {
+  if (end === 'too_large') return `an event of channel ${sent.channel.id} is over ${p.route.limits.maxSseEventBytes} bytes (limits.max_sse_event_bytes of route ${p.route.id})`;
+  if (end === 'idle_timeout') return `channel ${sent.channel.id} sent nothing for ${sent.channel.timeouts.idle_ms} ms (its timeouts.idle_ms)`;
+  return undefined;
 }
 
 const cutReason = (end: string) => (end === 'idle_timeout' ? 'upstream stream went idle' : end === 'too_large' ? 'upstream event too large' : 'upstream stream ended unexpectedly');

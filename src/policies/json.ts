@@ -20,7 +20,7 @@ async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> 
 }
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Bill> {
-  const { parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes);
+  const { parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes, `limits.max_response_bytes of route ${p.route.id}`);
   const answer = sent.op.response
     ? await sent.op.response.run(parsed, { ...bindings(ex, p, sent.upstreamModel), model: p.model, upstream_model: sent.upstreamModel, request: p.body })
     : parsed;

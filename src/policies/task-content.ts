@@ -21,29 +21,63 @@ export async function serveContent(ex: Exchange, c: Caller): Promise<void> {
   const range = typeof req.headers.range === 'string' ? { range: req.headers.range } : undefined;
   let upstream: IncomingMessage;
   const t0 = performance.now();
+  const from = source(ex, rec);
   try {
-    upstream = await open(ex, rec, range);
+    upstream = await open(ex, rec, from, range);
     ctx.upstreamMs += performance.now() - t0;
   } catch (err) {
-    if (err instanceof GatewayError) throw err;
-    throw new GatewayError(err instanceof UpstreamFailure && err.kind === 'timeout' ? 'upstream_timeout' : 'bad_response', 'copy_response_body_failed');
+    throw refusal(err, from);
   }
   const status = upstream.statusCode ?? 502;
   if (status !== 200 && status !== 206) {
     upstream.resume();
-    throw new GatewayError(status === 416 ? 'invalid_request' : 'bad_response', status === 416 ? 'Requested range not satisfiable' : 'copy_response_body_failed', { status: status === 416 ? 416 : 502 });
+    if (status === 416) throw new GatewayError('invalid_request', 'Requested range not satisfiable', { status: 416 });
+    const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
+    throw failed(`the vendor's result file answered HTTP ${status}`, `${from.what} answered HTTP ${status}${redirect}`);
   }
   const headers: Record<string, string> = { 'cache-control': 'private, max-age=3600', 'x-switchyard-added-ms': addedMs(ctx).toFixed(3) };
   for (const h of passHeaders) if (upstream.headers[h]) headers[h] = String(upstream.headers[h]);
   res.writeHead(status, headers);
   ctx.outcome = await relayBody(ctx, upstream, res);
+  if (ctx.outcome === 'upstream_cut') ctx.reason = `${from.what} cut the download before its end`;
+}
+
+/** Where the bytes come from, as the operator's log names it: the vendor's content path, or the stored result URL. */
+interface Source { what: string; channel: string; timeoutMs: number }
+
+function source(ex: Exchange, rec: TaskRecord): Source {
+  const channel = ex.g.runtime.channel(rec.channel);
+  const viaPath = Boolean(channel?.operations.get(rec.operation)?.contentPath && rec.upstream_id);
+  return {
+    what: viaPath ? `the content path of channel ${rec.channel}` : `the result URL of channel ${rec.channel}`,
+    channel: rec.channel,
+    timeoutMs: channel?.timeouts.first_byte_ms ?? 60000,
+  };
+}
+
+/** The client hears `copy_response_body_failed` and what went wrong without any address; the log gets `reason`. */
+const failed = (detail: string, reason: string, code: 'bad_response' | 'upstream_timeout' = 'bad_response') =>
+  new GatewayError(code, `copy_response_body_failed: ${detail}`).because(reason);
+
+function refusal(err: unknown, from: Source): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const unsafe = err instanceof UnsafeUrl ? err : err instanceof UpstreamFailure && err.cause instanceof UnsafeUrl ? err.cause : undefined;
+  if (unsafe) {
+    const setting = /private address/.test(unsafe.message) ? `; the channel setting private_network (channel ${from.channel}) allows private addresses` : '';
+    return failed('the result file is at an address this gateway does not fetch from', `${from.what}: ${unsafe.message}${setting}`);
+  }
+  if (err instanceof TypeError) return failed('the vendor\'s result URL is not valid', `${from.what} is not a valid URL`);
+  if (err instanceof UpstreamFailure && err.kind === 'timeout') {
+    return failed('the result file did not answer in time', `${from.what}: ${err.message} (the channel's timeouts.first_byte_ms, ${from.timeoutMs} ms)`, 'upstream_timeout');
+  }
+  return failed('the result file could not be fetched', `${from.what}: ${(err as Error).message}`);
 }
 
 /**
  * The vendor's content path with the channel's auth (or the URL its file API resolves it to), or the result URL
  * stored from the vendor's answer, fetched from a public address only unless the channel trusts its network.
  */
-async function open(ex: Exchange, rec: TaskRecord, range?: Record<string, string>): Promise<IncomingMessage> {
+async function open(ex: Exchange, rec: TaskRecord, from: Source, range?: Record<string, string>): Promise<IncomingMessage> {
   const signal = ex.ctx.abort.signal;
   const channel = ex.g.runtime.channel(rec.channel);
   const op = channel?.operations.get(rec.operation);
@@ -52,18 +86,20 @@ async function open(ex: Exchange, rec: TaskRecord, range?: Record<string, string
     const path = taskPath(op.contentPath, rec);
     if (!op.contentResolve) return send(channelTarget(channel, { method: 'GET', path, accept: '*/*', forward: range }), signal);
     const answer = await fetchUpstream(channel, { method: 'GET', path, signal });
-    const resolved = await op.contentResolve.run(JSON.parse(answer.body.toString('utf8')));
-    stored = typeof resolved === 'string' ? resolved : '';
-  }
-  if (!stored) throw new GatewayError('bad_response', 'copy_response_body_failed');
-  const timeouts = channel?.timeouts ?? { connect_ms: 5000, first_byte_ms: 60000 };
-  try {
-    const target = foreignTarget(new URL(stored), channel?.privateNetwork === true, {
-      method: 'GET', headers: { accept: '*/*', ...range }, connectMs: timeouts.connect_ms, firstByteMs: timeouts.first_byte_ms,
+    let parsed: unknown;
+    try { parsed = JSON.parse(answer.body.toString('utf8')); } catch {
+      throw failed('the vendor\'s file answer could not be read', `the file API of channel ${rec.channel} answered HTTP ${answer.status} with no JSON`);
+    }
+    const resolved = await op.contentResolve.run(parsed).catch((err: Error) => {
+      throw failed('the vendor\'s file answer could not be read', `content.resolve of channel ${rec.channel} failed on the vendor's answer (HTTP ${answer.status}): ${err.message}`);
     });
-    return await send(target, signal);
-  } catch (err) {
-    if (err instanceof UnsafeUrl || err instanceof TypeError) throw new GatewayError('bad_response', 'copy_response_body_failed');
-    throw err;
+    stored = typeof resolved === 'string' ? resolved : '';
+    if (!stored) throw failed('the vendor reported no result file', `content.resolve of channel ${rec.channel} gave no URL (vendor answer HTTP ${answer.status})`);
   }
+  if (!stored) throw failed('the vendor reported no result file', `the task record has no result URL (${from.what})`);
+  const timeouts = channel?.timeouts ?? { connect_ms: 5000, first_byte_ms: 60000 };
+  const target = foreignTarget(new URL(stored), channel?.privateNetwork === true, {
+    method: 'GET', headers: { accept: '*/*', ...range }, connectMs: timeouts.connect_ms, firstByteMs: timeouts.first_byte_ms,
+  });
+  return send(target, signal);
 }

@@ -15,11 +15,13 @@ export async function relayTask(ex: Exchange, c: Caller): Promise<void> {
   if (!channel || !op || !rec.upstream_id) throw new GatewayError('upstream_error', 'The channel of this task cannot answer this');
   ctx.channel = channel.id;
   const t0 = performance.now();
-  const answer = await fetchUpstream(channel, { method: 'GET', path: taskPath(op.path, rec), signal: ctx.abort.signal }).catch(() => {
-    throw new GatewayError('upstream_error', 'The upstream did not answer');
+  const answer = await fetchUpstream(channel, { method: 'GET', path: taskPath(op.path, rec), signal: ctx.abort.signal }).catch((err: Error) => {
+    throw new GatewayError('upstream_error', 'The upstream did not answer').because(`channel ${channel.id}: ${err.message}`);
   });
   ctx.upstreamMs += performance.now() - t0;
   let parsed: unknown;
-  try { parsed = JSON.parse(answer.body.toString('utf8')); } catch { throw new GatewayError('bad_response', 'copy_response_body_failed'); }
+  try { parsed = JSON.parse(answer.body.toString('utf8')); } catch {
+    throw new GatewayError('bad_response', 'copy_response_body_failed: the vendor\'s answer could not be read').because(`the answer of channel ${channel.id} (HTTP ${answer.status}) is not JSON`);
+  }
   sendJson(ex.res, answer.status >= 500 ? 502 : answer.status, op.response ? await op.response.run(parsed, { task_id: rec.id }) : parsed);
 }

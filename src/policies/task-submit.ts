@@ -25,14 +25,17 @@ async function respond(ex: Exchange, p: Priced, sent: Sent, hold: Hold): Promise
   let parsed: unknown;
   try {
     ({ parsed } = await readUpstreamJson(ex, sent, 4 << 20));
-  } catch {
-    throw new GatewayError('bad_response', 'copy_response_body_failed');
+  } catch (err) {
+    throw new GatewayError('bad_response', 'copy_response_body_failed: the vendor\'s answer to the submit could not be read').because((err as GatewayError).reason ?? 'unreadable submit answer');
   }
   const mapped = (sent.op.response ? await sent.op.response.run(parsed, { model: sent.upstreamModel, task_id: hold.id, path: sent.path, request: p.body, operation: p.route.operation }) : parsed) as Record<string, unknown> | undefined;
   if (mapped?.reject) throw rejection(mapped.reject);
   if (mapped?.error) throw new GatewayError('task_failed', `The upstream refused the task: ${bounded(typeof mapped.error === 'string' ? mapped.error : JSON.stringify(mapped.error))}`);
   const upstreamId = mapped?.upstream_id ?? mapped?.id;
-  if (upstreamId === undefined || upstreamId === null || upstreamId === '') throw new GatewayError('bad_response', 'copy_response_body_failed');
+  if (upstreamId === undefined || upstreamId === null || upstreamId === '') {
+    throw new GatewayError('bad_response', 'copy_response_body_failed: the vendor\'s answer to the submit names no task')
+      .because(`the response transform of channel ${sent.channel.id} (${p.route.operation}) gave no upstream_id (vendor answer HTTP ${sent.response.statusCode})`);
+  }
   const rec = { ...newRecord(ex, p, hold, sent.channel, sent.upstreamModel, String(upstreamId)), vars: stringVars(mapped?.vars), extra: smallObject(mapped?.extra) };
   const accepted = await acceptTask(ex.g, sent.op, rec, mapped ?? {});
   await answerTask(ex.g, p.route, accepted, ex.res, baseUrlOf(ex.req));

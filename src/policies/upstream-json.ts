@@ -4,14 +4,25 @@ import { readLimited, BodyTooLarge } from '../transport/read-limited.js';
 import type { Sent } from '../pipeline/dispatch.js';
 import type { Exchange } from '../pipeline/exchange.js';
 
-/** Throws bad_response_body (502) when the body is too large, cut, or not JSON. */
-export async function readUpstreamJson(ex: Exchange, sent: Sent, maxBytes: number): Promise<{ raw: Buffer; parsed: unknown }> {
+/**
+ * Throws bad_response_body (502) when the body is too large, cut, or not JSON; its reason names `setting`, the
+ * key of `maxBytes` when the route's config sets it.
+ */
+export async function readUpstreamJson(ex: Exchange, sent: Sent, maxBytes: number, setting?: string): Promise<{ raw: Buffer; parsed: unknown }> {
   const t0 = performance.now();
+  let raw: Buffer;
+  const answer = `the answer of channel ${sent.channel.id} (HTTP ${sent.response.statusCode})`;
   try {
-    const raw = await readLimited(sent.response, maxBytes, sent.channel.timeouts.idle_ms);
-    ex.ctx.upstreamMs += performance.now() - t0;
-    return { raw, parsed: JSON.parse(raw.toString('utf8')) };
+    raw = await readLimited(sent.response, maxBytes, sent.channel.timeouts.idle_ms);
   } catch (err) {
-    throw new GatewayError('bad_response_body', `Bad upstream response body: ${err instanceof BodyTooLarge ? err.message : 'upstream body is not valid JSON'}`);
+    const large = err instanceof BodyTooLarge;
+    const why = large ? `is over ${maxBytes} bytes${setting ? ` (${setting})` : ''}` : `could not be read: ${(err as Error).message} (the channel's timeouts.idle_ms bounds a pause)`;
+    throw new GatewayError('bad_response_body', `Bad upstream response body: ${large ? (err as Error).message : 'upstream body is not valid JSON'}`).because(`${answer} ${why}`);
+  }
+  ex.ctx.upstreamMs += performance.now() - t0;
+  try {
+    return { raw, parsed: JSON.parse(raw.toString('utf8')) };
+  } catch {
+    throw new GatewayError('bad_response_body', 'Bad upstream response body: upstream body is not valid JSON').because(`${answer} is not JSON (${raw.length} bytes)`);
   }
 }

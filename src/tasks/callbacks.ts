@@ -4,7 +4,7 @@
 import type { Gateway } from '../gateway.js';
 import { BackgroundLoop } from '../background-loop.js';
 import type { Job, JobQueue } from '../store/job-queue.js';
-import { safePostJson } from '../transport/safe-fetch.js';
+import { safePostJson, UnsafeUrl } from '../transport/safe-fetch.js';
 import { taskBody } from './answer.js';
 
 const leaseMs = 60_000;
@@ -48,7 +48,10 @@ export class CallbackDelivery {
       if (status >= 200 && status < 300) return this.queue.done(job);
       outcome = `HTTP ${status}`;
     } catch (err) {
-      outcome = (err as Error).message;
+      // A refused address names the setting that allows it (the address itself stays in the operator's log).
+      outcome = err instanceof UnsafeUrl && /private address/.test(err.message)
+        ? `refused: ${err.message}; callbacks.allow_private_networks allows private addresses`
+        : (err as Error).message;
     }
     // Only the host is logged: callback URLs often carry the client's own secrets in the query.
     const host = safeHost(cb.url);

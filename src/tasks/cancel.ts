@@ -17,7 +17,7 @@ export interface Cancelled { rec: TaskRecord; cancelled: boolean }
 /** Throws invalid_request (400) while the task runs and its vendor cannot or will not cancel it, upstream_error (502), task_busy (409). */
 export async function cancelTask(g: Gateway, rec: TaskRecord): Promise<Cancelled> {
   const op = g.runtime.channel(rec.channel)?.operations.get(rec.operation);
-  if (!op?.cancel) throw stillRunning(rec, 'its vendor cannot cancel it');
+  if (!op?.cancel) throw stillRunning(rec, 'its vendor cannot cancel it').because(`operation ${rec.operation} of channel ${rec.channel} has no \`cancel\``);
   const owner = `${g.store.instance}:c:${Math.random().toString(36).slice(2)}`;
   // First where the vendor stands: some vendors' one call cancels a queued task but deletes a finished one, and a
   // task that finished unseen must keep its charge, not be refunded as cancelled. The refresh releases the lease.
@@ -41,11 +41,12 @@ export async function cancelTask(g: Gateway, rec: TaskRecord): Promise<Cancelled
   }
   if (status === 0 || status === 429 || status >= 500) {
     await g.store.tasks.reschedule(current.id, Date.now()); // releases the lease
-    throw new GatewayError('upstream_error', `The vendor could not be asked to cancel the task (${status ? `HTTP ${status}` : 'no answer'}); nothing changed, retry`);
+    throw new GatewayError('upstream_error', `The vendor could not be asked to cancel the task (${status ? `HTTP ${status}` : 'no answer'}); nothing changed, retry`)
+      .because(`the cancel call of channel ${current.channel} ${status ? `answered HTTP ${status}` : 'got no answer'}`);
   }
   const [now] = await refreshTasks(g, [current]); // releases the lease whatever it finds
   if (now && isFinal(now.status)) return { rec: now, cancelled: false };
-  throw stillRunning(now ?? current, 'its vendor refused to cancel it (it has started)');
+  throw stillRunning(now ?? current, 'its vendor refused to cancel it (it has started)').because(`the cancel call of channel ${current.channel} answered HTTP ${status}`);
 }
 
 /** The task's lease and its record as of then; a task that finished meanwhile has no lease left to take. */

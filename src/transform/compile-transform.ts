@@ -10,15 +10,18 @@ export interface Transform {
   run(input: unknown, bindings?: Record<string, unknown>): Promise<unknown>;
 }
 
-export class TransformError extends Error {}
+/** `setting`: the config key that bounds an evaluation a guardrail stopped (for the operator's log). */
+export class TransformError extends Error {
+  constructor(message: string, readonly setting?: string) { super(message); }
+}
 
 // Deep enough for any sane mapping; a runaway recursion hits it long before the process stack.
 const maxStack = 500;
 // The longest sequence an expression may build: enough for any body, far from exhausting memory.
 const maxSequence = 1_000_000;
 
-/** Throws a TransformError naming the position when the expression does not parse. */
-export function compileTransform(source: string, timeoutMs: number): Transform {
+/** Throws a TransformError naming the position when the expression does not parse. `setting` names the time limit. */
+export function compileTransform(source: string, timeoutMs: number, setting = 'dispatch.transform_timeout_ms'): Transform {
   let expr: ReturnType<Jsonata>;
   try {
     expr = jsonata(source, { timeout: timeoutMs, stack: maxStack, sequence: maxSequence });
@@ -35,7 +38,7 @@ export function compileTransform(source: string, timeoutMs: number): Transform {
       } catch (err) {
         const e = err as { code?: string; message?: string };
         // Guardrail trips (D1011 stack, D1012 time, D2014/D2015 size) become one error the callers already handle.
-        if (e.code === 'D1012') throw new TransformError(`JSONata: evaluation exceeded ${timeoutMs} ms`);
+        if (e.code === 'D1012') throw new TransformError(`JSONata: evaluation exceeded ${timeoutMs} ms`, setting);
         if (e.code === 'D1011') throw new TransformError('JSONata: expression nested too deeply');
         throw err;
       }

@@ -22,7 +22,7 @@ export interface Target {
 
 /** Why an attempt failed: `connect` (nothing was sent: safe to try elsewhere), `timeout`, or `network`. */
 export class UpstreamFailure extends Error {
-  constructor(readonly kind: 'connect' | 'timeout' | 'network', message: string) { super(message); }
+  constructor(readonly kind: 'connect' | 'timeout' | 'network', message: string, options?: ErrorOptions) { super(message, options); }
 }
 
 export const isStreamBody = (b: Buffer | StreamBody | undefined): b is StreamBody => Boolean(b && !Buffer.isBuffer(b));
@@ -69,8 +69,11 @@ function wireOf(url: URL): Wire {
 
 const connectCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPRIVATE']);
 
-/** A refused or unresolvable address never received the request; anything else may have. */
+/**
+ * A refused or unresolvable address never received the request; anything else may have. The original error stays as
+ * `cause` (a private address refused by the pool's lookup is an UnsafeUrl the caller explains).
+ */
 export function classify(err: Error & { code?: string }): UpstreamFailure {
-  if (err.code && connectCodes.has(err.code)) return new UpstreamFailure('connect', `cannot connect (${err.code})`);
+  if (err.code && connectCodes.has(err.code)) return new UpstreamFailure('connect', `cannot connect (${err.code})`, { cause: err });
   return new UpstreamFailure('network', err.code ? `network error (${err.code})` : 'network error');
 }

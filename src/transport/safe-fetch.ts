@@ -30,8 +30,10 @@ function publicOnlyLookup(host: string, opts: LookupOptions, cb: (err: Error | n
   dnsLookup(host, { ...opts, all: true }, (err, answers) => {
     if (err) return cb(err, '');
     const list = answers as LookupAddress[];
-    if (!list.length || list.some((a) => isPrivateAddress(a.address))) {
-      return cb(Object.assign(new UnsafeUrl(`${host} resolves to a private address`), { code: 'EPRIVATE' }), '');
+    const inner = list.find((a) => isPrivateAddress(a.address));
+    if (!list.length || inner) {
+      // The address goes to the operator's log (the caller's reason), never to a client.
+      return cb(Object.assign(new UnsafeUrl(`${host} resolves to a private address${inner ? ` (${inner.address})` : ''}`), { code: 'EPRIVATE' }), '');
     }
     if (opts.all) cb(null, list);
     else cb(null, list[0].address, list[0].family);
@@ -56,12 +58,18 @@ export function foreignTarget(url: URL, allowPrivate: boolean, t: Omit<Target, '
 
 export interface SafePost { allowPrivate: boolean; timeoutMs: number; maxRedirects?: number }
 
-/** POSTs JSON to a client's URL; follows up to `maxRedirects` redirects, each hop vetted. Resolves with the final status. */
+/**
+ * POSTs JSON to a client's URL; follows up to `maxRedirects` redirects, each hop vetted. Resolves with the final
+ * status. A refused address rejects with an UnsafeUrl saying which hop (the first URL, or a redirect) went where.
+ */
 export async function safePostJson(target: string, body: string, opts: SafePost): Promise<number> {
   let url = new URL(target);
   for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
     const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'switchyard-callback' };
-    const res = await send(foreignTarget(url, opts.allowPrivate, { method: 'POST', headers, body: Buffer.from(body), connectMs: opts.timeoutMs, firstByteMs: opts.timeoutMs }));
+    const res = await send(foreignTarget(url, opts.allowPrivate, { method: 'POST', headers, body: Buffer.from(body), connectMs: opts.timeoutMs, firstByteMs: opts.timeoutMs })).catch((err: Error) => {
+      const unsafe = err instanceof UnsafeUrl ? err : err.cause instanceof UnsafeUrl ? err.cause : undefined;
+      throw unsafe && hop > 0 ? new UnsafeUrl(`redirect ${hop} to ${url.host.slice(0, 100)}: ${unsafe.message}`) : unsafe ?? err;
+    });
     res.resume();
     const location = typeof res.headers.location === 'string' ? res.headers.location : undefined;
     const status = res.statusCode ?? 0;

@@ -238,6 +238,7 @@ export interface ChannelTemplate {
    * The vendor lives on a network the operator trusts (a self-hosted model server, the bundled simulator): result URLs it reports may point to private, loopback or link-local addresses. Default false: such URLs are refused, so a vendor's answer cannot make the gateway fetch from its own network.
    */
   private_network?: boolean;
+  probe?: Probe;
 }
 /**
  * How the gateway authenticates to the upstream. `bearer`: Authorization: Bearer <key>; `header`: <header>: <prefix><key>; `jwt_hs256`: Authorization: Bearer <JWT signed with secret, iss=key, exp, nbf>, minted once per key pair and reused until a minute before it expires; `hmac_v4`: a V4 request signature (HMAC-SHA256 over method, path, sorted query, signed headers and body hash; key = access key, secret = secret key, region and service from here); `none`. `jwt_hs256` and `hmac_v4` need `secret`; `hmac_v4` also needs `region` and `service`.
@@ -435,6 +436,37 @@ export interface Delete {
   path: string;
 }
 /**
+ * The channel's cheapest read-only call (a model or task list), sent by `switchyard check --probe` with the channel's real credentials through the same transport as traffic (base URL, headers, auth scheme, connect timeout), so a wrong key or an unreachable vendor shows before traffic does. It must cost nothing: never a generation. An answer is judged in this order: a connect failure or timeout is `unreachable`; an answer `auth_failed_when` holds for is `auth failed`; a status in `ok_status` (default: any 2xx) is `ok`; 401 and 403 are `auth failed`; 429 is `rate limited` (throttled or out of credit: the key is not confirmed); 5xx is `vendor error`; anything else is `unexpected` (a wrong `path`, or an `ok_status` to add). Only the status, the vendor's error code and the time are printed, never its body; both pass the redactor.
+ */
+export interface Probe {
+  /**
+   * `GET`, or `POST` for a vendor whose read-only queries are POSTs (a batch task query with no ids).
+   */
+  method: 'GET' | 'POST';
+  /**
+   * Path and query on the channel's base URL, e.g. `/v1/models`. May use ${env:NAME}.
+   */
+  path: string;
+  /**
+   * The JSON body of a `POST` probe, e.g. `{ids: []}`; signed like any body where the auth scheme signs bodies.
+   */
+  body?: {};
+  /**
+   * The statuses that prove the key was accepted (default: any 2xx). A probe that asks for a made-up task id lists the vendor's not-found status too (e.g. `[200, 404]`), for a vendor that checks the key before the id.
+   *
+   * @minItems 1
+   */
+  ok_status?: [number, ...number[]];
+  /**
+   * JSONata on the answer's JSON body (binding $status): true when the vendor refused the key in an answer whose status does not say so, e.g. a 400 whose `error.details` name an invalid key, or a 200 with a non-zero business code.
+   */
+  auth_failed_when?: string;
+  /**
+   * How long the probe waits for the answer once connected (default 10000); the connect timeout is the channel's `timeouts.connect_ms`.
+   */
+  timeout_ms?: number;
+}
+/**
  * One upstream endpoint with its credentials and the models it serves.
  */
 export interface Channel {
@@ -492,6 +524,7 @@ export interface Channel {
    * The vendor lives on a network the operator trusts (a self-hosted model server, the bundled simulator): result URLs it reports may point to private, loopback or link-local addresses. Default false: such URLs are refused, so a vendor's answer cannot make the gateway fetch from its own network.
    */
   private_network?: boolean;
+  probe?: Probe;
 }
 /**
  * The background task poller and task lifetimes.
