@@ -127,7 +127,7 @@ function fail(ctx: Ctx, status: number, type: string, message: string): void {
 // ---- auth and validation ----
 
 /** Key first (401), then the version header (400), as the real API answers. False = already answered. */
-function authorized(ctx: Ctx): boolean {
+export function anthropicAuthorized(ctx: Ctx): boolean {
   const key = ctx.req.headers['x-api-key'];
   if (typeof key !== 'string' || key === '') {
     fail(ctx, 401, 'authentication_error', 'x-api-key header is required');
@@ -416,7 +416,7 @@ function directedFailure(ctx: Ctx, d: Directives): boolean {
 }
 
 async function messages(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!anthropicAuthorized(ctx)) return;
   const body = parseRequest(ctx, true);
   if (!body) return;
   const d = parseDirectives(lastUserText(body.messages));
@@ -435,7 +435,7 @@ async function messages(ctx: Ctx): Promise<void> {
 }
 
 async function countTokens(ctx: Ctx): Promise<void> {
-  if (!authorized(ctx)) return;
+  if (!anthropicAuthorized(ctx)) return;
   const body = parseRequest(ctx, false);
   if (!body) return;
   const d = parseDirectives(lastUserText(body.messages));

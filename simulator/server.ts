@@ -5,6 +5,7 @@ import { anthropicFaultKey, anthropicNotFound, anthropicRoutes, isAnthropicPath,
 import { Control, applyFault, serveControl } from './control.js';
 import { type Ctx, type Route, echoInto, errorBody, presentedCredential, requestId, sendJson, upstreamKey } from './http.js';
 import { MediaControl, mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } from './media/index.js';
+import { modelsList } from './models-list.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
@@ -19,7 +20,7 @@ export { ANTHROPIC_VERSIONS } from './anthropic.js';
 export { embeddingVector, float32Base64 } from './openai-embeddings.js';
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts Ark Assets.
-const routes: Route[] = [openaiChat, openaiEmbeddings, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+const routes: Route[] = [openaiChat, openaiEmbeddings, modelsList, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;

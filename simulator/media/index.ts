@@ -7,7 +7,7 @@ import { arkAssetRoutes } from '../video/ark-assets.js';
 import { mediaFileRoutes } from './files.js';
 import { geminiError, geminiRoutes, googleKey } from './gemini.js';
 import { JIMENG_ACTIONS, jimeng, jimengError, volcMetaError } from './jimeng.js';
-import { midjourneyRoutes, springError } from './midjourney.js';
+import { isMidjourneyPath, midjourneyRoutes, springError } from './midjourney.js';
 import { openaiImageRoutes } from './openai-images.js';
 import { sunoError, sunoRoutes } from './suno.js';
 import { volcAccessKey } from './volc-sign.js';
@@ -25,7 +25,7 @@ const volcRoot = route('POST', '/', (ctx) => (JIMENG_ACTIONS.includes(query(ctx,
 export const mediaRoutes: Route[] = [...midjourneyRoutes, ...sunoRoutes, ...openaiImageRoutes, ...geminiRoutes, ...mediaFileRoutes, volcRoot];
 
 function vendorErrorFor(req: IncomingMessage, path: string): ((status: number) => VendorError) | undefined {
-  if (path.startsWith('/mj/')) return (s) => springError(s, path);
+  if (isMidjourneyPath(path)) return (s) => springError(s, path);
   if (path.startsWith('/suno/')) return (s) => sunoError(s);
   if (path.startsWith('/v1beta/')) return geminiError;
   const action = actionOf(req);
@@ -46,7 +46,7 @@ export function withMediaFaultBody(req: IncomingMessage, path: string, fault: Fa
 
 /** Credentials the generic helper cannot read: `mj-api-secret`, Google's key (header or `?key=`), a Volcengine AK. */
 export function mediaFaultKey(req: IncomingMessage, path: string): string | undefined {
-  if (path.startsWith('/mj/')) {
+  if (isMidjourneyPath(path)) {
     const secret = req.headers['mj-api-secret'];
     return typeof secret === 'string' ? secret : undefined;
   }
