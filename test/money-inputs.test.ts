@@ -62,6 +62,16 @@ both('a valid duration is charged exactly: a string of digits or an integer, wit
   assert.equal(await s.balance(id), 100_000 - 800);
 });
 
+both('a price variant follows the request: sora-2-pro\'s 1024p sizes are 500 a second, its 720p ones 300', async (s) => {
+  const { key, id } = await s.token({ quota: 100_000 });
+  const hd = await call(s, key, 'POST', '/v1/video/generations', { model: 'sora-2-pro', prompt: 'hd [sim polls=50]', seconds: '4', size: '1792x1024' });
+  assert.equal(hd.status, 200, hd.text);
+  assert.equal(await s.balance(id), 100_000 - 4 * 500);
+  const sd = await call(s, key, 'POST', '/v1/video/generations', { model: 'sora-2-pro', prompt: 'sd [sim polls=50]', seconds: '4', size: '1280x720' });
+  assert.equal(sd.status, 200, sd.text);
+  assert.equal(await s.balance(id), 100_000 - 4 * 500 - 4 * 300);
+});
+
 both('chat limits beyond the model, or not safe integers, are 400 before any reservation (never a 5xx)', async (s) => {
   const chat = (extra: Record<string, unknown>) => ({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...extra });
   await refused(s, '/v1/chat/completions', chat({ max_tokens: 1e20 }), 'max_tokens');

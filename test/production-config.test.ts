@@ -83,11 +83,11 @@ test('OpenAI images: generate and edit, charged from the tokens the answer repor
   await eventually(async () => (await stack.balance(id)) === 100_000 - cost(gen.usage!) - cost(edit.usage!));
 });
 
-test('OpenAI Sora: create, completed, content through the gateway, list, remix and delete; charged per second', async () => {
+test('OpenAI Sora: create, completed, content through the gateway, list, remix and delete; charged per second at the size\'s price', async () => {
   await unifiedVideo({ model: 'sora-2', prompt: 'a fox [sim polls=1]', seconds: '4' }, '/v1/videos');
   const { key: own, id } = await stack.token({ quota: 100_000 });
   const ai = new OpenAI({ apiKey: own, baseURL: `${stack.url}/v1`, maxRetries: 0 });
-  const video = await ai.videos.create({ model: 'sora-2-pro', prompt: 'a hound [sim polls=1]', seconds: '8' });
+  const video = await ai.videos.create({ model: 'sora-2-pro', prompt: 'a hound [sim polls=1]', seconds: '8', size: '1792x1024' });
   const done = await waitFinal(stack, own, `/v1/videos/${video.id}`);
   assert.equal(done.status, 'completed');
   const listed = await ai.videos.list({ limit: 10 });
@@ -97,7 +97,7 @@ test('OpenAI Sora: create, completed, content through the gateway, list, remix a
   assert.equal((await waitFinal(stack, own, `/v1/videos/${remix.id}`)).status, 'completed');
   const deleted = await ai.videos.delete(remix.id);
   assert.equal(deleted.deleted, true);
-  assert.equal(await stack.balance(id), 100_000 - 2 * 8 * 300, 'sora-2-pro at 300 units a second, the remix priced like its source');
+  assert.equal(await stack.balance(id), 100_000 - 2 * 8 * 500, 'sora-2-pro at 1792x1024 is 500 units a second, the remix priced like its source');
 });
 
 test('Anthropic: Messages clients byte for byte, OpenAI-format clients translated; the key in x-api-key', async () => {
