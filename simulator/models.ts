@@ -9,13 +9,20 @@ const PATH = /^\/v1\/models(?:\/([^/]+))?$/;
 
 /** OpenAI's list: every model the key may use (here: those the simulator's OpenAI-format vendors answer for). */
 const OPENAI_MODELS: [string, number, string][] = [
+  ['gpt-6.2-astra', 1790812800, 'system'], ['gpt-6.2-sol', 1790812800, 'system'], ['gpt-6-luna', 1782864000, 'system'],
   ['gpt-4o-mini', 1721172741, 'system'], ['gpt-4o', 1715367049, 'system'], ['text-embedding-3-small', 1705948997, 'system'],
-  ['text-embedding-3-large', 1705953180, 'system'], ['gpt-image-1', 1745517030, 'system'], ['dall-e-3', 1698785189, 'system'],
+  ['text-embedding-3-large', 1705953180, 'system'], ['gpt-image-2', 1767225600, 'system'], ['gpt-image-2.5-flare', 1785542400, 'system'],
+  ['gpt-image-2.5-sunburst', 1785542400, 'system'], ['gpt-image-2.6-sunburst', 1790812800, 'system'],
   ['sora-2', 1759708615, 'system'], ['sora-2-pro', 1759708663, 'system'],
 ];
 
 /** Anthropic's list, newest first, with the aliases its retrieve endpoint resolves. */
 const ANTHROPIC_MODELS = [
+  { id: 'claude-fable-5-1', alias: 'claude-fable-5-1', display_name: 'Claude Fable 5.1', created_at: '2026-10-01T00:00:00Z' },
+  { id: 'claude-opus-5-5', alias: 'claude-opus-5-5', display_name: 'Claude Opus 5.5', created_at: '2026-09-01T00:00:00Z' },
+  { id: 'claude-sonnet-5-5', alias: 'claude-sonnet-5-5', display_name: 'Claude Sonnet 5.5', created_at: '2026-09-01T00:00:00Z' },
+  { id: 'claude-opus-5', alias: 'claude-opus-5', display_name: 'Claude Opus 5', created_at: '2026-05-01T00:00:00Z' },
+  { id: 'claude-sonnet-5', alias: 'claude-sonnet-5', display_name: 'Claude Sonnet 5', created_at: '2026-05-01T00:00:00Z' },
   { id: 'claude-haiku-4-5-20251001', alias: 'claude-haiku-4-5', display_name: 'Claude Haiku 4.5', created_at: '2025-10-15T00:00:00Z' },
   { id: 'claude-sonnet-4-5-20250929', alias: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
   { id: 'claude-opus-4-1-20250805', alias: 'claude-opus-4-1', display_name: 'Claude Opus 4.1', created_at: '2025-08-05T00:00:00Z' },

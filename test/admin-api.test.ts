@@ -206,7 +206,7 @@ test('tasks of every owner, filtered by token and status; channels with health a
   const mine = (await call('GET', `/admin/tasks?token=${a.id}`)).json.data;
   assert.equal(mine.length, 1);
   assert.equal(mine[0].owner.token, a.id);
-  assert.equal(mine[0].channel, 'sim_sora');
+  assert.equal(mine[0].channel, 'sim_openai');
   assert.equal(mine[0].quota.state, 'reserved');
   assert.ok(all.data.some((t: { owner: { token: string } }) => t.owner.token === b.id));
   assert.deepEqual((await call('GET', `/admin/tasks?token=${a.id}&status=completed`)).json.data, []);

@@ -12,7 +12,7 @@ after(async () => { await stack.close(); });
 
 const artDone = (j: any) => ['SUCCESS', 'FAILURE'].includes(j?.status);
 
-test('art imagine: code 1, the task shape, image through the gateway, FAST and RELAX priced differently', async () => {
+test('art imagine: code 1, the task shape, image through the gateway, FAST and RELAX priced differently and run in their mode', async () => {
   const { key, id } = await stack.token({ quota: 10_000 });
   const sub = await call(stack, key, 'POST', '/art/submit/imagine', { prompt: 'a lighthouse [sim polls=1]', state: 'mine', mode: 'RELAX' });
   assert.equal(sub.status, 200, sub.text);
@@ -26,10 +26,13 @@ test('art imagine: code 1, the task shape, image through the gateway, FAST and R
   const img = await fetch(task.imageUrl, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(img.status, 200);
   assert.match(String(img.headers.get('content-type')), /^image\//);
-  assert.equal(await stack.balance(id), 10_000 - 20);
+  // vendors/midjourney.yaml: Relax uses no Fast GPU time (0), a fast job about a minute of it (67).
+  assert.equal(await stack.balance(id), 10_000);
   const fast = await call(stack, key, 'POST', '/art/submit/imagine', { prompt: 'fast [sim polls=0]' });
   await waitFinal(stack, key, `/art/task/${fast.json.result}/fetch`, artDone);
-  assert.equal(await stack.balance(id), 10_000 - 20 - 50);
+  assert.equal(await stack.balance(id), 10_000 - 67);
+  const speeds = stack.sim.control.mediaTasks().filter((t) => /lighthouse|fast/.test(t.prompt)).map((t) => t.speed);
+  assert.deepEqual(speeds, ['RELAX', 'FAST'], 'the proxy ran each job in the mode the client paid for');
   const seed = await call(stack, key, 'GET', `/art/task/${sub.json.result}/image-seed`);
   assert.equal(seed.json.code, 1);
   const list = await call(stack, key, 'POST', '/art/task/list-by-condition', { ids: [sub.json.result, fast.json.result, 'task_unknown'] });
@@ -87,7 +90,7 @@ test('notifyHook: state changes are POSTed to a local listener when the operator
     for (let i = 0; i < 100 && !got.some((x) => x.status === 'SUCCESS'); i++) await new Promise((res) => setTimeout(res, 20));
     assert.ok(got.some((x) => x.id === r.json.result && x.status === 'SUCCESS'), JSON.stringify(got));
     assert.ok(got.every((x) => x.id === r.json.result && 'imageUrl' in x), 'the body is the art task object');
-    const upstream = stack.sim.control.requests().find((q) => q.path === '/mj/submit/imagine' && JSON.stringify(q.body).includes('hooked'));
+    const upstream = stack.sim.control.requests().find((q) => q.path === '/mj-fast/mj/submit/imagine' && JSON.stringify(q.body).includes('hooked'));
     assert.ok(!JSON.stringify(upstream?.body).includes('notifyHook'), 'the vendor never sees the client hook');
 
     // The same hook is refused by default: loopback is a private address.
@@ -133,8 +136,9 @@ test('music: submit, batch polling per channel, single and batch fetch in the wr
   const batch = await call(stack, key, 'POST', '/music/fetch', { ids });
   assert.equal(batch.json.code, 'success');
   assert.deepEqual(batch.json.data.map((t: any) => t.task_id), ids);
-  assert.equal(await stack.balance(id), 10_000 - 3 * 100 - 10);
-  assert.deepEqual(await ledgerKinds(stack, id, ids[0]), ['reserve:100', 'settle:0']);
+  // vendors/suno.yaml: a song generation is 40 units, lyrics take no credits.
+  assert.equal(await stack.balance(id), 10_000 - 3 * 40);
+  assert.deepEqual(await ledgerKinds(stack, id, ids[0]), ['reserve:40', 'settle:0']);
   const missing = await call(stack, key, 'POST', '/music/submit/lyrics', {});
   assert.equal(missing.status, 400);
   assert.deepEqual(Object.keys(missing.json).sort(), ['code', 'data', 'message'], 'the wrapper\'s own envelope');
@@ -162,7 +166,7 @@ test('every art submit route reaches its vendor endpoint; taskId references are 
     const t = await waitFinal(stack, key, `/art/task/${r.json.result}/fetch`, artDone);
     assert.equal(t.action, action);
   }
-  const videoSent = stack.sim.control.requests().filter((q) => q.path === '/mj/submit/video').at(-1)!.body as Record<string, unknown>;
+  const videoSent = stack.sim.control.requests().filter((q) => q.path === '/mj-fast/mj/submit/video').at(-1)!.body as Record<string, unknown>;
   assert.ok(!String(videoSent.taskId).startsWith('task_'), 'the vendor got its own id, not the public one');
   const modal = await call(stack, key, 'POST', '/art/submit/modal', { taskId: first.json.result });
   assert.equal(modal.json.code, 4, 'the vendor judged the referenced task (not waiting for a modal)');

@@ -1,19 +1,16 @@
 // Billing: every request is charged exactly once at the channels.yaml price, and failures refund the whole reservation.
 import { test as nodeTest, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import type OpenAI from 'openai';
 import { startStack, eventually, type Stack } from './helpers/stack.js';
-import { projectRoot } from '../src/config/load-config.js';
-import { client, post, chatUrl, assertShapeA, ledgerOf, logLineOf, expectedCharge } from './helpers/api.js';
+import { client, post, chatUrl, assertShapeA, ledgerOf, logLineOf, expectedCharge, shippedPrice } from './helpers/api.js';
 
 // A stuck stream fails its test (and the after hook still closes the stack) instead of hanging the run.
 const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 20_000 }, fn);
 
 let stack: Stack;
-const price = parse(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8')).models['gpt-4o'].price as { input_per_mtok: number; output_per_mtok: number };
+const price = shippedPrice('gpt-4o');
 
 // 399 filler words + "[sim" + "chunks=940]" = 401 prompt words; 940 completion tokens.
 // At the shipped gpt-4o prices (2500/10000) that is 10.4025 units: ceil gives 11 where round or floor give 10.

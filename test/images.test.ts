@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
-import { startStack, type Stack } from './helpers/stack.js';
+import { eventually, startStack, type Stack } from './helpers/stack.js';
 import { call } from './helpers/video.js';
 
 let stack: Stack;
@@ -12,26 +12,32 @@ after(async () => { await stack.close(); });
 const lastImageRequest = () => stack.sim.control.imageRequests().at(-1)!;
 const sentBody = (path: string) => stack.sim.control.requests().filter((r) => r.path === path).at(-1)!.body as Record<string, any>;
 
-test('images.generate and images.edit work with the official openai client; n images are billed n times', async () => {
+// OpenAI's image models are priced per token (vendors/openai.yaml: $8 per million input, $30 per million output tokens).
+const imageCharge = (u: { input_tokens: number; output_tokens: number }) => Math.ceil((u.input_tokens * 8000 + u.output_tokens * 30000) / 1e6);
+
+test('images.generate and images.edit work with the official openai client; the tokens of every image are billed', async () => {
   const { key, id } = await stack.token({ quota: 10_000 });
   const client = new OpenAI({ apiKey: key, baseURL: `${stack.url}/v1`, maxRetries: 0 });
-  const gen = await client.images.generate({ model: 'gpt-image-1', prompt: 'a red kite', size: '1024x1024', n: 2 });
+  const gen = await client.images.generate({ model: 'gpt-image-2.5-flare', prompt: 'a red kite', size: '1024x1024', n: 2 });
   assert.equal(gen.data?.length, 2);
   assert.ok(gen.data![0].b64_json);
-  assert.equal(await stack.balance(id), 10_000 - 80);
+  assert.equal(gen.usage!.output_tokens, 2 * 1056, 'two medium squares');
+  const first = imageCharge(gen.usage!);
+  await eventually(async () => (await stack.balance(id)) === 10_000 - first);
   const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000400000004008060000', 'hex');
   const edit = await client.images.edit({
-    model: 'gpt-image-1', prompt: 'add a moon', image: [await toFile(png, 'a.png', { type: 'image/png' }), await toFile(png, 'b.png', { type: 'image/png' })],
+    model: 'gpt-image-2.6-sunburst', prompt: 'add a moon', image: [await toFile(png, 'a.png', { type: 'image/png' }), await toFile(png, 'b.png', { type: 'image/png' })],
     mask: await toFile(png, 'mask.png', { type: 'image/png' }),
   });
   assert.ok(edit.data?.[0]);
   const rec = lastImageRequest();
   assert.equal(rec.path, '/v1/images/edits');
   assert.equal(rec.images, 2, JSON.stringify(rec));
-  assert.equal(await stack.balance(id), 10_000 - 80 - 40);
+  assert.equal(edit.usage!.input_tokens_details.image_tokens, 2 * 194, 'the two input images are input tokens');
+  await eventually(async () => (await stack.balance(id)) === 10_000 - first - imageCharge(edit.usage!));
 });
 
-test('size forms and the ratio tables: WxH, W*H, ratio at 1k/2k/4k, and the prompt note where the model lacks the size', async () => {
+test('size forms and the ratio tables: WxH, W*H, ratio at 1k/2k/4k, sizes in 16s, and the prompt note where the model lacks the size', async () => {
   const { key } = await stack.token();
   const cases: [Record<string, unknown>, string, RegExp?][] = [
     [{ model: 'img-any', size: '1024*1536' }, '1024x1536'],
@@ -41,9 +47,11 @@ test('size forms and the ratio tables: WxH, W*H, ratio at 1k/2k/4k, and the prom
     [{ model: 'img-any', size: '9:16', resolution: '2k' }, '1440x2560'],
     [{ model: 'img-any', size: '1:1', resolution: '2k' }, '2048x2048'],
     [{ model: 'img-any', size: '16:9', resolution: '2k' }, '2560x1440'],
-    [{ model: 'gpt-image-1', size: '16:9' }, '1536x1024', /\(aspect ratio 16:9\)$/],
+    [{ model: 'gpt-image-2.5-flare', size: '16:9' }, '1920x1088'],
+    [{ model: 'gpt-image-2', size: '21:9', resolution: '4k' }, '4384x1872'],
+    [{ model: 'gpt-image-2', size: '5:4' }, 'auto', /\(aspect ratio 5:4\)$/],
     [{ model: 'dall-e-3', size: '9:16' }, '1024x1792', /\(aspect ratio 9:16\)$/],
-    [{ model: 'gpt-image-1', size: '2:3' }, '1024x1536'],
+    [{ model: 'gpt-image-2.6-sunburst', size: '2:3' }, '1024x1536'],
   ];
   for (const [extra, size, note] of cases) {
     const r = await call(stack, key, 'POST', '/v1/images/generations', { prompt: 'a cat', ...extra });

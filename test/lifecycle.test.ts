@@ -51,9 +51,12 @@ test('reload swaps a good config atomically and refuses a broken one, keeping th
     assert.equal(stack.gw.gateway.runtime.hash, before);
     assert.equal((await chat(stack.url, key, 'still works', false)).status, 200);
 
-    writeFileSync(join(dir, 'channels.yaml'), good.replace('  gpt-4o-mini:\n', '  gpt-4o-nano:\n    owned_by: openai\n    price: { input_per_mtok: 1, output_per_mtok: 1 }\n  gpt-4o-mini:\n')
-      .replace('models: [gpt-4o-mini, gpt-4o, text-embedding-3-small, text-embedding-3-large]\n    priority: 10', 'models: [gpt-4o-mini, gpt-4o, gpt-4o-nano, text-embedding-3-small, text-embedding-3-large]\n    priority: 10')
-      .replace('chat_completions: { path: /v1/chat/completions, models: [gpt-4o-mini, gpt-4o] }', 'chat_completions: { path: /v1/chat/completions, models: [gpt-4o-mini, gpt-4o, gpt-4o-nano] }'));
+    // A new model and a channel that serves it.
+    const added = good
+      .replace('\nmodels:\n', '\nmodels:\n  gpt-4o-nano: { owned_by: openai, price: { input_per_mtok: 1, output_per_mtok: 1 } }\n')
+      .replace('\nchannels:\n', '\nchannels:\n  - id: sim_nano\n    extends: simulator\n    auth: { scheme: bearer, key: sim-key }\n    models: [gpt-4o-nano]\n    operations:\n      chat_completions: { path: /v1/chat/completions }\n');
+    assert.notEqual(added, good);
+    writeFileSync(join(dir, 'channels.yaml'), added);
     const pending = chat(stack.url, key, 'in flight across the swap [sim chunks=5 interval_ms=60]');
     await new Promise((r) => setTimeout(r, 50));
     const swapped = stack.gw.reload();

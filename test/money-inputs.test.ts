@@ -2,7 +2,7 @@
 // exceeds its reservation (what usage asks beyond it is recorded as uncharged), on SQLite and on Redis alike.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, type Stack } from './helpers/stack.js';
+import { eventually, startStack, type Stack } from './helpers/stack.js';
 import { post, chatUrl, assertShapeA, expectedCharge } from './helpers/api.js';
 import { call } from './helpers/video.js';
 import { pngBytes } from '../simulator/server.js';
@@ -62,6 +62,16 @@ both('a valid duration is charged exactly: a string of digits or an integer, wit
   assert.equal(await s.balance(id), 100_000 - 800);
 });
 
+both('a price variant follows the request: sora-2-pro\'s 1024p sizes are 500 a second, its 720p ones 300', async (s) => {
+  const { key, id } = await s.token({ quota: 100_000 });
+  const hd = await call(s, key, 'POST', '/v1/video/generations', { model: 'sora-2-pro', prompt: 'hd [sim polls=50]', seconds: '4', size: '1792x1024' });
+  assert.equal(hd.status, 200, hd.text);
+  assert.equal(await s.balance(id), 100_000 - 4 * 500);
+  const sd = await call(s, key, 'POST', '/v1/video/generations', { model: 'sora-2-pro', prompt: 'sd [sim polls=50]', seconds: '4', size: '1280x720' });
+  assert.equal(sd.status, 200, sd.text);
+  assert.equal(await s.balance(id), 100_000 - 4 * 500 - 4 * 300);
+});
+
 both('chat limits beyond the model, or not safe integers, are 400 before any reservation (never a 5xx)', async (s) => {
   const chat = (extra: Record<string, unknown>) => ({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...extra });
   await refused(s, '/v1/chat/completions', chat({ max_tokens: 1e20 }), 'max_tokens');
@@ -79,19 +89,25 @@ both('a flood of unpriceable submits leaks no in-flight slot: the group can stil
   assert.equal(ok.status, 200, ok.text);
 });
 
-both('images: n above the model\'s bound is 400; a multipart `n` string is parsed strictly and charged per image', async (s) => {
+both('images: n above the model\'s bound is 400; a multipart `n` string is parsed strictly and every image is charged', async (s) => {
   await refused(s, '/v1/images/generations', { model: 'dall-e-3', prompt: 'x', n: 2 }, 'n');
   const { key, id } = await s.token({ quota: 10_000 });
   const form = new FormData();
-  form.append('model', 'gpt-image-1');
+  form.append('model', 'gpt-image-2');
   form.append('prompt', 'add a moon');
   form.append('n', '3');
   form.append('image', new Blob([new Uint8Array(pngBytes(64, 64))], { type: 'image/png' }), 'a.png');
   const res = await fetch(`${s.url}/v1/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
-  assert.equal(res.status, 200, await res.text());
-  assert.equal(await s.balance(id), 10_000 - 120);
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  // Priced by tokens: three images' output tokens (1056 each, medium squares) at $30 and the input at $8 per million.
+  const usage = JSON.parse(text).usage as { input_tokens: number; output_tokens: number };
+  assert.equal(usage.output_tokens, 3 * 1056);
+  // A usage-priced answer settles just after it is sent (on Redis, a moment later).
+  const charge = Math.ceil((usage.input_tokens * 8000 + usage.output_tokens * 30000) / 1e6);
+  await eventually(async () => (await s.balance(id)) === 10_000 - charge);
   const bad = new FormData();
-  bad.append('model', 'gpt-image-1');
+  bad.append('model', 'gpt-image-2');
   bad.append('prompt', 'x');
   bad.append('n', '2.5');
   bad.append('image', new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' }), 'a.png');

@@ -2,9 +2,13 @@
 // simulator, each family submitted, finished and read back through the gateway's own routes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import OpenAI, { toFile } from 'openai';
+import { pngBytes } from '../simulator/server.js';
+import type { LoggedRequest } from '../simulator/control.js';
 import { startProduction } from './helpers/production.js';
-import type { Stack } from './helpers/stack.js';
+import { eventually, type Stack } from './helpers/stack.js';
 import { call, fastTasks, waitFinal } from './helpers/video.js';
+import { expectedCharge, shippedPrice } from './helpers/api.js';
 
 let stack: Stack;
 let key: string;
@@ -15,6 +19,14 @@ before(async () => {
   ({ key } = await stack.token({ quota: 10_000_000 }));
 });
 after(() => stack?.close());
+
+/** The last request the simulator received on `path` (the vendor side of what the gateway sent). */
+function lastUpstream(path: string): LoggedRequest {
+  const r = stack.sim.control.requests().filter((q) => q.path === path).at(-1);
+  assert.ok(r, `nothing reached ${path}`);
+  return r;
+}
+const lastUpstreamBody = (path: string) => lastUpstream(path).body as Record<string, unknown>;
 
 /** Submits on a unified video route, waits for completion and downloads the file through the gateway. */
 async function unifiedVideo(body: Record<string, unknown>, route = '/v1/video/generations'): Promise<void> {
@@ -39,4 +51,108 @@ test('Kling: unified text and image to video, and the vendor format on /vendork'
   assert.equal(sub.status, 200, sub.text);
   const done = await waitFinal(stack, key, `/vendork/v1/videos/text2video/${sub.json.data.task_id}`, (j) => ['succeed', 'failed'].includes(j?.data?.task_status));
   assert.equal(done.data.task_status, 'succeed');
+});
+
+test('OpenAI: chat (stream and not), Responses, embeddings, through the official client, charged at the list price', async () => {
+  const { key: own, id } = await stack.token({ quota: 100_000 });
+  const ai = new OpenAI({ apiKey: own, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+  const chat = await ai.chat.completions.create({ model: 'gpt-6.2-sol', messages: [{ role: 'user', content: `${'w '.repeat(500)}[sim chunks=300]` }] });
+  assert.equal(chat.usage?.completion_tokens, 300);
+  // vendors/openai.yaml: gpt-6.2-sol at $2 / $10 per million tokens.
+  await eventually(async () => (await stack.balance(id)) === 100_000 - expectedCharge(shippedPrice('gpt-6.2-sol'), chat.usage!.prompt_tokens, 300));
+  const stream = await ai.chat.completions.create({ model: 'gpt-6-luna', stream: true, messages: [{ role: 'user', content: 'hi [sim chunks=4]' }] });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  assert.equal(text, 'tok1 tok2 tok3 tok4 ');
+  const response = await ai.responses.create({ model: 'gpt-6.2-sol', input: 'say it [sim chunks=2]' });
+  assert.equal(response.output_text, 'tok1 tok2 ');
+  const emb = await ai.embeddings.create({ model: 'text-embedding-3-small', input: ['a fox', 'a hound'] });
+  assert.equal(emb.data.length, 2);
+  assert.equal(lastUpstream('/v1/chat/completions').headers.authorization, 'Bearer sim-key', 'OPENAI_API_KEY as a Bearer token');
+});
+
+test('OpenAI images: generate and edit, charged from the tokens the answer reports', async () => {
+  const { key: own, id } = await stack.token({ quota: 100_000 });
+  const ai = new OpenAI({ apiKey: own, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+  const gen = await ai.images.generate({ model: 'gpt-image-2.5-flare', prompt: 'a kite', size: '16:9' as never, n: 2 });
+  assert.equal(gen.data?.length, 2);
+  assert.equal(lastUpstreamBody('/v1/images/generations').size, '1920x1088');
+  const png = Buffer.from(pngBytes(64, 64));
+  const edit = await ai.images.edit({ model: 'gpt-image-2.6-sunburst', prompt: 'add a moon', image: await toFile(png, 'a.png', { type: 'image/png' }) });
+  const cost = (u: { input_tokens: number; output_tokens: number }) => Math.ceil((u.input_tokens * 8000 + u.output_tokens * 30000) / 1e6);
+  await eventually(async () => (await stack.balance(id)) === 100_000 - cost(gen.usage!) - cost(edit.usage!));
+});
+
+test('OpenAI Sora: create, completed, content through the gateway, list, remix and delete; charged per second at the size\'s price', async () => {
+  await unifiedVideo({ model: 'sora-2', prompt: 'a fox [sim polls=1]', seconds: '4' }, '/v1/videos');
+  const { key: own, id } = await stack.token({ quota: 100_000 });
+  const ai = new OpenAI({ apiKey: own, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+  const video = await ai.videos.create({ model: 'sora-2-pro', prompt: 'a hound [sim polls=1]', seconds: '8', size: '1792x1024' });
+  const done = await waitFinal(stack, own, `/v1/videos/${video.id}`);
+  assert.equal(done.status, 'completed');
+  const listed = await ai.videos.list({ limit: 10 });
+  assert.ok(listed.data.some((v) => v.id === video.id));
+  const remix = await ai.videos.remix(video.id, { prompt: 'now at night [sim polls=1]' });
+  assert.equal(remix.remixed_from_video_id, video.id);
+  assert.equal((await waitFinal(stack, own, `/v1/videos/${remix.id}`)).status, 'completed');
+  const deleted = await ai.videos.delete(remix.id);
+  assert.equal(deleted.deleted, true);
+  assert.equal(await stack.balance(id), 100_000 - 2 * 8 * 500, 'sora-2-pro at 1792x1024 is 500 units a second, the remix priced like its source');
+});
+
+test('Anthropic: Messages clients byte for byte, OpenAI-format clients translated; the key in x-api-key', async () => {
+  const msg = await call(stack, key, 'POST', '/v1/messages', { model: 'claude-sonnet-5-5', max_tokens: 64, messages: [{ role: 'user', content: 'hello [sim chunks=2]' }] });
+  assert.equal(msg.status, 200, msg.text);
+  assert.deepEqual(msg.json.content, [{ type: 'text', text: 'tok1 tok2 ' }]);
+  const sent = lastUpstream('/v1/messages');
+  assert.equal(sent.headers['x-api-key'], 'sim-key');
+  assert.equal(sent.headers['anthropic-version'], '2023-06-01');
+  const ai = new OpenAI({ apiKey: key, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+  const chat = await ai.chat.completions.create({ model: 'claude-haiku-4-5', max_tokens: 32, messages: [{ role: 'user', content: 'hi [sim chunks=3]' }] });
+  assert.equal(chat.choices[0].message.content, 'tok1 tok2 tok3 ');
+});
+
+test('Gemini: native generateContent on an image model, the size capped to what its price covers, key in x-goog-api-key', async () => {
+  const r = await call(stack, key, 'POST', '/v1beta/models/gemini-3-pro-image-preview:generateContent', {
+    contents: [{ parts: [{ text: 'a fox' }] }], generationConfig: { imageConfig: { aspectRatio: '16:9', imageSize: '4K' } },
+  });
+  assert.equal(r.status, 200, r.text);
+  assert.ok(r.json.candidates[0].content.parts.some((p: any) => p.inlineData?.mimeType === 'image/png'));
+  const sent = lastUpstream('/v1beta/models/gemini-3-pro-image-preview:generateContent');
+  assert.equal(sent.headers['x-goog-api-key'], 'sim-key');
+  assert.equal((sent.body as any).generationConfig.imageConfig.imageSize, '2K');
+});
+
+test('midjourney-proxy: an imagine in RELAX runs on the relax prefix, finishes, and its image comes through the gateway', async () => {
+  const { key: own, id } = await stack.token({ quota: 10_000 });
+  const sub = await call(stack, own, 'POST', '/art/submit/imagine', { prompt: 'a lighthouse [sim polls=1]', mode: 'RELAX' });
+  assert.equal(sub.status, 200, sub.text);
+  assert.equal(sub.json.code, 1);
+  const task = await waitFinal(stack, own, `/art/task/${sub.json.result}/fetch`, (j) => ['SUCCESS', 'FAILURE'].includes(j?.status));
+  assert.equal(task.status, 'SUCCESS');
+  const img = await fetch(task.imageUrl, { headers: { authorization: `Bearer ${own}` } });
+  assert.equal(img.status, 200);
+  assert.ok((await img.arrayBuffer()).byteLength > 0);
+  const sent = lastUpstream('/mj-relax/mj/submit/imagine');
+  assert.equal(sent.headers['mj-api-secret'], 'sim-key');
+  assert.equal(stack.sim.control.mediaTasks().find((t) => t.prompt.startsWith('a lighthouse'))?.speed, 'RELAX');
+  const fast = await call(stack, own, 'POST', '/art/submit/imagine', { prompt: 'a harbour [sim polls=0]' });
+  await waitFinal(stack, own, `/art/task/${fast.json.result}/fetch`, (j) => ['SUCCESS', 'FAILURE'].includes(j?.status));
+  assert.ok(lastUpstream('/mj-fast/mj/submit/imagine'), 'no mode is FAST');
+  assert.equal(await stack.balance(id), 10_000 - 67, 'relax lists at 0, a fast job at 67');
+});
+
+test('Suno wrapper: a song and lyrics, polled in batches, fetched in the wrapper format', async () => {
+  const { key: own, id } = await stack.token({ quota: 10_000 });
+  const song = await call(stack, own, 'POST', '/music/submit/music', { prompt: 'a sea shanty [sim polls=1]', tags: 'folk' });
+  assert.equal(song.status, 200, song.text);
+  const lyrics = await call(stack, own, 'POST', '/music/submit/lyrics', { prompt: 'the tide' });
+  assert.equal(lyrics.json.code, 'success');
+  const done = await waitFinal(stack, own, `/music/fetch/${song.json.data}`, (j) => ['SUCCESS', 'FAILURE'].includes(j?.data?.status));
+  assert.equal(done.data.status, 'SUCCESS');
+  assert.ok(done.data.data[0].audio_url);
+  const batch = await call(stack, own, 'POST', '/music/fetch', { ids: [song.json.data, lyrics.json.data] });
+  assert.deepEqual(batch.json.data.map((t: any) => t.action), ['MUSIC', 'LYRICS']);
+  assert.equal(await stack.balance(id), 10_000 - 40, 'a song lists at 40, lyrics at 0');
+  assert.equal(lastUpstream('/suno/submit/music').headers.authorization, 'Bearer sim-key');
 });

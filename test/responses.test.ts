@@ -2,7 +2,6 @@
 // the Vercel AI SDK's default provider and LangChain with useResponsesApi, against the shipped config's chat channels.
 import { test as nodeTest, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type OpenAI from 'openai';
@@ -10,15 +9,14 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText, tool, jsonSchema, stepCountIs, type ModelMessage } from 'ai';
 import { ChatOpenAI } from '@langchain/openai';
 import { startStack, eventually, type Stack } from './helpers/stack.js';
-import { projectRoot } from '../src/config/load-config.js';
-import { client, post, assertShapeA, ledgerOf, expectedCharge } from './helpers/api.js';
+import { client, post, assertShapeA, ledgerOf, expectedCharge, shippedPrice } from './helpers/api.js';
 
 const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 20_000 }, fn);
 
 let stack: Stack;
 let key: string;
 let ai: OpenAI;
-const price = parse(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8')).models['gpt-4o-mini'].price;
+const price = shippedPrice('gpt-4o-mini');
 const weather = { type: 'function' as const, name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] }, strict: false };
 
 before(async () => {

@@ -5,10 +5,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { parse } from 'yaml';
 import { projectRoot } from '../src/config/load-config.js';
 import { openStore } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
@@ -69,14 +70,16 @@ test('a default-group token reaches the real channel with its key; the client ne
   assert.ok(!JSON.stringify(answer).includes(vendorKey));
 });
 
-test('only the deployment config is served: its models, no simulator, no routes without a channel', async () => {
+test('only the deployment config is served: the enabled vendors\' models, no simulator, no routes without a channel', async () => {
   const auth = { authorization: `Bearer ${key}` };
   const models = await (await fetch(`${gw.url}/v1/models`, { headers: auth })).json() as { data: { id: string }[] };
   const ids = models.data.map((m) => m.id).sort();
-  assert.ok(ids.includes('gpt-4o-mini'));
-  assert.ok(!ids.some((id) => /^(sora|veo|kling|art-|suno)/.test(id)), ids.join(','));
-  const video = await fetch(`${gw.url}/v1/video/generations`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"model":"sora-2","prompt":"x"}' });
-  assert.equal(video.status, 404);
+  // Only OPENAI_API_KEY is set: exactly OpenAI's models are listed (chat, embeddings, images, Sora), no other vendor's.
+  const openai = parse(readFileSync(join(projectRoot, 'vendors', 'openai.yaml'), 'utf8')) as { models: Record<string, unknown> };
+  assert.deepEqual(ids, Object.keys(openai.models).sort());
+  assert.ok(!ids.some((id) => /^(veo|kling|claude|gemini|art-|suno)/.test(id)), ids.join(','));
+  const video = await fetch(`${gw.url}/v1/video/generations`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"model":"kling-v2-6","prompt":"x"}' });
+  assert.equal(video.status, 404, 'Kling has no key: its models are not served');
   const claude = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }] }),

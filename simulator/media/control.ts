@@ -20,6 +20,8 @@ export interface MediaTaskInfo {
   fail: boolean;
   failReason: string | null;
   notifyHook: string | null;
+  /** Midjourney: the speed prefix the submit came on (`FAST`, `RELAX`, `TURBO`), null without one. */
+  speed: string | null;
   files: string[];
   createdAt: number;
   startedAt: number | null;
@@ -38,7 +40,8 @@ export class MediaControl extends VideoControl {
   mediaTasks(): MediaTaskInfo[] {
     return [...mediaStoreOf(this).tasks.values()].map((t) => ({
       vendor: t.vendor, id: t.id, kind: t.kind, model: t.model, prompt: t.prompt, status: statusOf(t), polls: t.polls, ticks: t.ticks,
-      pollsBeforeDone: t.pollsBeforeDone, fail: t.fail, failReason: t.failReason ?? null, notifyHook: t.notifyHook ?? null, files: [...t.files],
+      pollsBeforeDone: t.pollsBeforeDone, fail: t.fail, failReason: t.failReason ?? null, notifyHook: t.notifyHook ?? null,
+      speed: typeof t.extra.speed === 'string' ? t.extra.speed : null, files: [...t.files],
       createdAt: t.createdAt, startedAt: t.startedAt ?? null, finishedAt: t.finishedAt ?? null,
     }));
   }

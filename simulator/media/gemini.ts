@@ -26,6 +26,13 @@ const isImageModel = (model: string): boolean => model.includes('image');
 /** Gemini 3 image models render 1K/2K/4K; Gemini 2.5 Flash Image only 1K. */
 const sizesFor = (model: string): string[] => (/^gemini-3/.test(model) ? ['1K', '2K', '4K'] : ['1K']);
 
+/** Output tokens per image, as Google documents them: 3 Pro Image 1120 (1K/2K) or 2000 (4K), 3.1 Flash Image 1120/1680/2520, 2.5 Flash Image 1290. */
+function imageTokensFor(model: string, size: string): number {
+  if (/^gemini-3\.1-flash/.test(model)) return { '1K': 1120, '2K': 1680, '4K': 2520 }[size] ?? 1120;
+  if (/^gemini-3/.test(model)) return size === '4K' ? 2000 : 1120;
+  return 1290;
+}
+
 function googleBody(code: number, message: string, details?: Json[]): Json {
   const error: Json = { code, message, status: STATUS_WORDS[code] ?? (code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') };
   if (details) error.details = details;
@@ -128,7 +135,7 @@ function reply(model: string, gen: Json, ratio: string, size: string, s: Scan, f
   if (withImage) {
     const [w, h] = (/^gemini-3/.test(model) ? PRO_1K : FLASH_1K)[ratio].map((v) => v * SCALE[size]);
     parts.push({ inlineData: { mimeType: 'image/png', data: pngBytes(w, h, responseId).toString('base64') } });
-    imageTokens = /^gemini-3/.test(model) ? (size === '4K' ? 2000 : 1120) : 1290;
+    imageTokens = imageTokensFor(model, size);
   }
   const textTokens = withText ? text.split(/\s+/).length : 0;
   const candidateDetails = [...(textTokens ? [{ modality: 'TEXT', tokenCount: textTokens }] : []), ...(imageTokens ? [{ modality: 'IMAGE', tokenCount: imageTokens }] : [])];
@@ -147,6 +154,7 @@ const LISTED: [string, string, number, number][] = [
   ['gemini-2.5-flash', 'Gemini 2.5 Flash', 1048576, 65536],
   ['gemini-2.5-flash-image', 'Nano Banana', 32768, 32768],
   ['gemini-3-pro-image-preview', 'Nano Banana Pro', 65536, 32768],
+  ['gemini-3.1-flash-image-preview', 'Nano Banana 2', 131072, 32768],
 ];
 
 /**

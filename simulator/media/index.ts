@@ -7,7 +7,7 @@ import { arkAssets } from '../video/ark-assets.js';
 import { mediaFileRoutes } from './files.js';
 import { geminiError, geminiRoutes, googleKey } from './gemini.js';
 import { JIMENG_ACTIONS, jimeng, jimengError, volcMetaError } from './jimeng.js';
-import { midjourneyRoutes, springError } from './midjourney.js';
+import { isMidjourneyPath, midjourneyRoutes, springError } from './midjourney.js';
 import { openaiImageRoutes } from './openai-images.js';
 import { sunoError, sunoRoutes } from './suno.js';
 import { volcAccessKey, volcScope } from './volc-sign.js';
@@ -31,7 +31,7 @@ const volcRoot = route('POST', '/', (ctx) => (volcService(ctx.req) === 'cv' ? ji
 export const mediaRoutes: Route[] = [...midjourneyRoutes, ...sunoRoutes, ...openaiImageRoutes, ...geminiRoutes, ...mediaFileRoutes, volcRoot];
 
 function vendorErrorFor(req: IncomingMessage, path: string): ((status: number) => VendorError) | undefined {
-  if (path.startsWith('/mj/')) return (s) => springError(s, path);
+  if (isMidjourneyPath(path)) return (s) => springError(s, path);
   if (path.startsWith('/suno/')) return (s) => sunoError(s);
   if (path.startsWith('/v1beta/')) return geminiError;
   const action = actionOf(req);
@@ -52,7 +52,7 @@ export function withMediaFaultBody(req: IncomingMessage, path: string, fault: Fa
 
 /** Credentials the generic helper cannot read: `mj-api-secret`, Google's key (header or `?key=`), a Volcengine AK. */
 export function mediaFaultKey(req: IncomingMessage, path: string): string | undefined {
-  if (path.startsWith('/mj/')) {
+  if (isMidjourneyPath(path)) {
     const secret = req.headers['mj-api-secret'];
     return typeof secret === 'string' ? secret : undefined;
   }

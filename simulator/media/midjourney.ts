@@ -9,9 +9,17 @@ import { addFile, baseOf, mediaUrl } from './files.js';
 import { MJ, type NewMjTask, createMjTask, finishNow, mjPoll, mjView } from './midjourney-task.js';
 import { type MediaTask, mediaStoreOf, statusOf } from './store.js';
 
-const SUBMIT = /^\/mj\/submit\/([a-z-]+)$/;
-const FETCH = /^\/mj\/task\/([^/]+)\/fetch$/;
-const SEED = /^\/mj\/task\/([^/]+)\/image-seed$/;
+/** The plus proxy's speed prefixes (`/mj-relax/mj/…`, …) pick the account's mode per request; plain `/mj/…` uses its default. */
+const SPEED = '(?:\\/mj-(?:fast|relax|turbo))?';
+const SUBMIT = new RegExp(`^${SPEED}\\/mj\\/submit\\/([a-z-]+)$`);
+const SWAP = new RegExp(`^${SPEED}\\/mj\\/insight-face\\/swap$`);
+const FETCH = new RegExp(`^${SPEED}\\/mj\\/task\\/([^/]+)\\/fetch$`);
+const LIST = new RegExp(`^${SPEED}\\/mj\\/task\\/list-by-condition$`);
+const SEED = new RegExp(`^${SPEED}\\/mj\\/task\\/([^/]+)\\/image-seed$`);
+
+/** A midjourney-proxy path, with or without a speed prefix (faults and fault keys use it too). */
+export const isMidjourneyPath = (path: string): boolean => /^\/mj(?:-(?:fast|relax|turbo))?\//.test(path);
+const speedOf = (path: string): string | null => /^\/mj-(fast|relax|turbo)\//.exec(path)?.[1].toUpperCase() ?? null;
 const DATA_URL = /^data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=\s]*$/;
 const CHANGE_ACTIONS = ['UPSCALE', 'VARIATION', 'REROLL'];
 const CHANGEABLE = ['IMAGINE', 'VARIATION', 'REROLL', 'BLEND', 'HIGH_VARIATION', 'LOW_VARIATION', 'PAN', 'ZOOM', 'CUSTOM_ZOOM', 'INPAINT'];
@@ -186,7 +194,7 @@ const SUBMITTERS: Record<string, Submitter> = {
 /** Directives come from `prompt` and `state` (the pass-through field), so prompt-less actions can be steered too. */
 async function submit(ctx: Ctx): Promise<void> {
   if (!authorized(ctx)) return;
-  const kind = ctx.path === '/mj/insight-face/swap' ? 'swap' : pathParams(ctx, SUBMIT)[0];
+  const kind = SWAP.test(ctx.path) ? 'swap' : pathParams(ctx, SUBMIT)[0];
   const submitter = Object.hasOwn(SUBMITTERS, kind) ? SUBMITTERS[kind] : undefined;
   if (!submitter) return void sendJson(ctx.res, 404, springError(404, ctx.path).body);
   const body = parseJson(ctx.raw);
@@ -194,6 +202,8 @@ async function submit(ctx: Ctx): Promise<void> {
   const plan = planFrom(`${str(body.prompt) ?? ''} ${str(body.state) ?? ''}`);
   if (submitFailure(ctx, plan, (s) => springError(s, ctx.path))) return;
   const r = submitter(ctx, body, plan);
+  const task = typeof r.result === 'string' ? mediaStoreOf(ctx.control).get(MJ, r.result) : undefined;
+  if (task && task.extra.speed === undefined) task.extra.speed = speedOf(ctx.path);
   if (ACCEPTED.includes(r.code) && !(await submitDelay(ctx, plan))) return;
   sendJson(ctx.res, 200, { code: r.code, description: r.description, result: r.result ?? null, properties: r.properties ?? {} });
 }
@@ -231,6 +241,6 @@ async function imageSeed(ctx: Ctx): Promise<void> {
 }
 
 export const midjourneyRoutes = [
-  route('POST', SUBMIT, submit), route('POST', '/mj/insight-face/swap', submit), route('GET', FETCH, fetchOne),
-  route('POST', '/mj/task/list-by-condition', listByCondition), route('GET', SEED, imageSeed),
+  route('POST', SUBMIT, submit), route('POST', SWAP, submit), route('GET', FETCH, fetchOne),
+  route('POST', LIST, listByCondition), route('GET', SEED, imageSeed),
 ];

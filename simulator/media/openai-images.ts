@@ -8,7 +8,7 @@ import { addFile, baseOf, mediaUrl } from './files.js';
 import { pngBytes, pngDimensions } from './png.js';
 import { mediaStoreOf } from './store.js';
 
-interface ModelSpec { sizes: string[] | 'any'; maxN: number; b64Only: boolean; edits: boolean; promptMax: number; qualities?: string[]; maxImages: number; mime: string[] }
+interface ModelSpec { sizes: string[] | 'any' | 'flexible'; maxN: number; b64Only: boolean; edits: boolean; promptMax: number; qualities?: string[]; maxImages: number; mime: string[] }
 type Problem = [message: string, param: string | null, code: string | null];
 
 const ALL_MIME = ['image/png', 'image/jpeg', 'image/webp'];
@@ -16,6 +16,9 @@ const GPT_IMAGE: ModelSpec = {
   sizes: ['1024x1024', '1536x1024', '1024x1536', 'auto'], maxN: 10, b64Only: true, edits: true, promptMax: 32000,
   qualities: ['low', 'medium', 'high', 'auto'], maxImages: 16, mime: ALL_MIME,
 };
+/** gpt-image-2 and later: any <w>x<h> with sides in multiples of 16, a ratio within 1:3..3:1 and at most 4K's pixel count. */
+const GPT_IMAGE_2: ModelSpec = { ...GPT_IMAGE, sizes: 'flexible', qualities: ['low', 'medium', 'high', 'xhigh', 'max', 'auto'] };
+const MAX_PIXELS = 3840 * 2160;
 const MODELS: Record<string, ModelSpec> = {
   'dall-e-2': { sizes: ['256x256', '512x512', '1024x1024'], maxN: 10, b64Only: false, edits: true, promptMax: 1000, qualities: ['standard'], maxImages: 1, mime: ['image/png'] },
   'dall-e-3': { sizes: ['1024x1024', '1792x1024', '1024x1792'], maxN: 1, b64Only: false, edits: false, promptMax: 4000, qualities: ['standard', 'hd'], maxImages: 0, mime: [] },
@@ -23,11 +26,31 @@ const MODELS: Record<string, ModelSpec> = {
   // A permissive OpenAI-compatible reseller model: any <w>x<h>, and reference images via `image` on generations too.
   'img-any': { sizes: 'any', maxN: 10, b64Only: false, edits: true, promptMax: 32000, maxImages: 16, mime: ALL_MIME },
 };
-/** gpt-image output tokens per image, by quality, for square and for 3:2/2:3 sizes (OpenAI's pricing table). */
-const OUTPUT_TOKENS: Record<string, [number, number]> = { low: [272, 408], medium: [1056, 1584], high: [4160, 6240] };
+/**
+ * gpt-image output tokens per image, by quality, for square and for 3:2/2:3 sizes (OpenAI's pricing table). xhigh and
+ * max (gpt-image-2.5 on) and custom sizes are the simulator's extrapolation: 1.5× and 2× high, scaled by pixel count.
+ */
+const OUTPUT_TOKENS: Record<string, [number, number]> = {
+  low: [272, 408], medium: [1056, 1584], high: [4160, 6240], xhigh: [6240, 9360], max: [8320, 12480],
+};
+const STANDARD = ['1024x1024', '1536x1024', '1024x1536'];
 const URL_TTL_MS = 60 * 60 * 1000; // OpenAI's image URLs last an hour
 
-const specOf = (model: string): ModelSpec | undefined => MODELS[model] ?? (model.startsWith('gpt-image-') ? GPT_IMAGE : undefined);
+const specOf = (model: string): ModelSpec | undefined =>
+  MODELS[model] ?? (model.startsWith('gpt-image-2') ? GPT_IMAGE_2 : model.startsWith('gpt-image-') ? GPT_IMAGE : undefined);
+
+function flexibleSize(size: string): boolean {
+  const m = /^(\d{2,5})x(\d{2,5})$/.exec(size);
+  if (!m) return size === 'auto';
+  const [w, h] = [Number(m[1]), Number(m[2])];
+  return w % 16 === 0 && h % 16 === 0 && Math.max(w, h) <= 3 * Math.min(w, h) && w * h <= MAX_PIXELS;
+}
+
+function outputTokens(quality: string, width: number, height: number): number {
+  const [square, oblong] = OUTPUT_TOKENS[quality];
+  if (STANDARD.includes(`${width}x${height}`)) return width === height ? square : oblong;
+  return Math.round((square * width * height) / (1024 * 1024));
+}
 const list = (v: string[]): string => v.map((x) => `'${x}'`).join(', ');
 
 function invalid(ctx: Ctx, [message, param, code]: Problem, status = 400): void {
@@ -46,7 +69,10 @@ function fieldProblem(f: Fields, spec: ModelSpec): Problem | undefined {
   if (!Number.isInteger(n) || n < 1) return [`Invalid 'n': integer below minimum value. Expected a value >= 1, but got ${String(f.n)} instead.`, 'n', 'integer_below_min_value'];
   if (n > spec.maxN) return [`Invalid 'n': integer above maximum value. Expected a value <= ${spec.maxN}, but got ${n} instead.`, 'n', 'integer_above_max_value'];
   const size = f.size === undefined ? undefined : String(f.size);
-  if (size !== undefined && (spec.sizes === 'any' ? !/^\d{2,5}x\d{2,5}$/.test(size) : !spec.sizes.includes(size))) {
+  if (size !== undefined && spec.sizes === 'flexible' && !flexibleSize(size)) {
+    return [`Invalid value: '${size}'. Supported values are: 'auto' or '<width>x<height>' with both sides multiples of 16, an aspect ratio from 1:3 to 3:1 and at most ${MAX_PIXELS} pixels.`, 'size', 'invalid_value'];
+  }
+  if (size !== undefined && spec.sizes !== 'flexible' && (spec.sizes === 'any' ? !/^\d{2,5}x\d{2,5}$/.test(size) : !spec.sizes.includes(size))) {
     const supported = spec.sizes === 'any' ? "'<width>x<height>'" : list(spec.sizes);
     return [`Invalid value: '${size}'. Supported values are: ${supported}.`, 'size', 'invalid_value'];
   }
@@ -80,7 +106,7 @@ async function answer(ctx: Ctx, f: Fields, spec: ModelSpec, refs: number): Promi
   const quality = f.quality === undefined || f.quality === 'auto' ? 'medium' : String(f.quality);
   const textTokens = (f.prompt as string).split(/\s+/).filter(Boolean).length;
   const imageTokens = refs * 194;
-  const output = OUTPUT_TOKENS[quality][width === height ? 0 : 1] * n;
+  const output = outputTokens(quality, width, height) * n;
   sendJson(ctx.res, 200, {
     created: unixSeconds(), background: f.background ?? 'opaque', data, output_format: f.output_format ?? 'png', quality, size: `${width}x${height}`,
     usage: { input_tokens: textTokens + imageTokens, output_tokens: output, total_tokens: textTokens + imageTokens + output, input_tokens_details: { text_tokens: textTokens, image_tokens: imageTokens } },

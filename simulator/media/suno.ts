@@ -138,4 +138,19 @@ async function fetchOne(ctx: Ctx): Promise<void> {
   sendJson(ctx.res, 200, { code: 'success', message: '', data: view(task) });
 }
 
-export const sunoRoutes = [route('POST', SUBMIT, submit), route('POST', '/suno/fetch', fetchMany), route('GET', ONE, fetchOne)];
+/**
+ * The wrapper's account check (it asks suno for the credits left): read-only, so it checks the key without spending
+ * anything. The real wrapper also returns its suno session (cookie, JWT); the simulator's are placeholders.
+ */
+async function account(ctx: Ctx): Promise<void> {
+  if (!authorized(ctx)) return;
+  const certificate = {
+    session_id: 'sess_simulated', cookie: 'simulated', jwt: 'simulated', last_update: unixSeconds(), credits_left: 2500, monthly_limit: 2500,
+    monthly_usage: 0, period: 'month', is_active: true,
+  };
+  sendJson(ctx.res, 200, { code: 'success', message: '', data: { certificate, msg: '' } });
+}
+
+export const sunoRoutes = [
+  route('POST', SUBMIT, submit), route('POST', '/suno/fetch', fetchMany), route('GET', ONE, fetchOne), route('GET', '/suno/account', account),
+];

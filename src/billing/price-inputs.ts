@@ -69,7 +69,8 @@ function wholeNumber(v: unknown): number | undefined {
   return undefined;
 }
 
-function valueAt(body: Record<string, unknown>, path: string[]): unknown {
+/** The value at a field path of a JSON body (undefined where the path leaves objects). */
+export function valueAt(body: Record<string, unknown>, path: string[]): unknown {
   let v: unknown = body;
   for (const key of path) {
     if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;

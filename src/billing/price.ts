@@ -7,15 +7,18 @@ import { maxOutputTokens, secondsToCharge, type PriceInputs } from './price-inpu
 export const tokenPriced = (model: Model) => Boolean(model.price.input_per_mtok || model.price.output_per_mtok);
 
 /**
- * The usage an upstream answer reports (`usage.prompt_tokens`, `usage.completion_tokens`), or undefined when it
- * reports none or nonsense: a count must be a whole number ≥ 0, and a missing completion count is 0 (embeddings).
+ * The usage an upstream answer reports (`usage.prompt_tokens` and `usage.completion_tokens`, or the newer names
+ * `input_tokens` and `output_tokens` that image answers use), or undefined when it reports none or nonsense: a count
+ * must be a whole number ≥ 0, and a missing completion count is 0 (embeddings).
  */
 export function reportedUsage(answer: unknown): Usage | undefined {
-  const u = (answer as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null)?.usage;
+  type Counts = { prompt_tokens?: unknown; completion_tokens?: unknown; input_tokens?: unknown; output_tokens?: unknown };
+  const u = (answer as { usage?: Counts } | null)?.usage;
   if (!u || typeof u !== 'object') return undefined;
   const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
-  const prompt = count(u.prompt_tokens);
-  const completion = u.completion_tokens === undefined ? 0 : count(u.completion_tokens);
+  const [promptField, completionField] = u.prompt_tokens === undefined ? [u.input_tokens, u.output_tokens] : [u.prompt_tokens, u.completion_tokens];
+  const prompt = count(promptField);
+  const completion = completionField === undefined ? 0 : count(completionField);
   return prompt === undefined || completion === undefined ? undefined : { prompt_tokens: prompt, completion_tokens: completion };
 }
 

@@ -1,14 +1,12 @@
 // Helpers for the Messages dialect tests: the official Anthropic client on the gateway, named SSE events, the
 // shipped prices, and a one-request ledger check.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import Anthropic from '@anthropic-ai/sdk';
-import { projectRoot } from '../../src/config/load-config.js';
 import type { LoggedRequest } from '../../simulator/control.js';
 import { eventually, type Stack } from './stack.js';
-import { expectedCharge, ledgerOf } from './api.js';
+import { expectedCharge, ledgerOf, shippedPrice } from './api.js';
 
 export type Price = { input_per_mtok: number; output_per_mtok: number };
 
@@ -27,8 +25,7 @@ export const lastUpstream = (stack: Stack): LoggedRequest => {
   return r;
 };
 
-const models = parse(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8')).models;
-export const priceOf = (model: string): Price => models[model].price;
+export const priceOf = (model: string): Price => shippedPrice(model);
 
 export interface NamedEvent { event?: string; data: any }
 

@@ -1,6 +1,10 @@
 // Raw-HTTP helpers for the end-to-end tests: JSON posts, Shape A checks, SSE parsing, ledger and log lookups.
 import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import OpenAI from 'openai';
+import { projectRoot } from '../../src/config/load-config.js';
 import type { Stack } from './stack.js';
 
 export interface RawReply { status: number; headers: Headers; text: string; json: any }
@@ -68,4 +72,21 @@ export async function logLineOf(stack: Stack, requestId: string): Promise<Record
 /** Quota units for usage at a price, as the contract states: ceil((prompt*in + completion*out) / 1e6). */
 export function expectedCharge(price: { input_per_mtok?: number; output_per_mtok?: number }, prompt: number, completion: number): number {
   return Math.ceil((prompt * (price.input_per_mtok ?? 0) + completion * (price.output_per_mtok ?? 0)) / 1e6);
+}
+
+export type TokenPrice = { input_per_mtok: number; output_per_mtok: number };
+
+/**
+ * A model's shipped price: the demo channels.yaml's own entry (fictional models, or an operator's margin), else the
+ * vendor file that lists it (vendors/*.yaml), as the config loader merges them.
+ */
+export function shippedPrice(model: string): TokenPrice {
+  const own = parse(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8')).models as Record<string, { price: TokenPrice }>;
+  if (own[model]) return own[model].price;
+  const dir = join(projectRoot, 'vendors');
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.yaml'))) {
+    const vendor = parse(readFileSync(join(dir, f), 'utf8'), { merge: true }) as { models: Record<string, { price: TokenPrice }> };
+    if (vendor.models[model]) return vendor.models[model].price;
+  }
+  throw new Error(`no shipped price for ${model}`);
 }

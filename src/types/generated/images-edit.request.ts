@@ -5,7 +5,7 @@
  */
 export interface ImagesEditRequest {
   /**
-   * Model name (default gpt-image-1).
+   * Model name (default gpt-image-2.6-sunburst).
    */
   model?: string;
   /**

@@ -182,6 +182,37 @@ export interface Price {
      */
     default?: number;
   };
+  /**
+   * Other prices of this model, chosen by what a request asks for: the first variant whose `when` matches the request body replaces the price fields it names (e.g. a video model's largest sizes at a higher price per second). It is read when the request is priced, so the reservation, and a task's charge, which is its reservation, follow it.
+   *
+   * @minItems 1
+   */
+  variants?: [PriceVariant, ...PriceVariant[]];
+}
+export interface PriceVariant {
+  /**
+   * The body field (a dotted path, e.g. `size`) and the values that select this variant.
+   */
+  when: {
+    /**
+     * Dotted path of a request body field.
+     */
+    field: string;
+    /**
+     * The values of the field that select this variant.
+     *
+     * @minItems 1
+     */
+    in: [string | number | boolean, ...(string | number | boolean)[]];
+  };
+  /**
+   * Units per request or task, instead of the model's.
+   */
+  per_call?: number;
+  /**
+   * Units per second of generated media, instead of the model's.
+   */
+  per_second?: number;
 }
 /**
  * Fields a channel inherits with `extends`; the channel's own fields win.
