@@ -1,7 +1,7 @@
 // Compiles the `dialects` of routes.yaml: each side's JSONata once (request translations with their own time limit),
 // usage paths, stream end events.
 import type { Dialect, StreamTransform } from '../types/generated/routes.js';
-import { compileTransform, type Transform } from '../transform/compile-transform.js';
+import { after, compileTransform, type Transform } from '../transform/compile-transform.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
 import { compileUsagePaths } from '../transform/usage-paths.js';
 import type { CompiledDialect } from './runtime.js';
@@ -42,7 +42,13 @@ function side(functions: string | undefined, ms: number, requestMs: number) {
     return (src: string): Transform => {
       const own = compileTransform(src, limit);
       if (!fns) return own;
-      return { source: own.source, run: async (input, bindings = {}) => own.run(input, { ...bindings, fn: await fns.run(null, bindings) }) };
+      const evaluate = (input: unknown, bindings: Record<string, unknown> = {}) => after(fns.evaluate(null, bindings), (fn) => own.evaluate(input, { ...bindings, fn }));
+      return {
+        source: own.source, compiled: own.compiled && fns.compiled, fallbackReason: own.fallbackReason ?? fns.fallbackReason, evaluate,
+        direct: own.direct && fns.direct && ((input, bindings) => own.direct!(input, { ...bindings, fn: fns.direct!(null, bindings) })),
+        run: async (input, bindings) => evaluate(input, bindings),
+        reference: async (input, bindings = {}) => own.reference(input, { ...bindings, fn: await fns.reference(null, bindings) }),
+      };
     };
   };
   const t = withFns(ms);
