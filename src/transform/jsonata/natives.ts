@@ -5,9 +5,10 @@ import jsonataModule from 'jsonata';
 import { helperFunctions } from '../helpers.js';
 import { GuardTrip, JsonataError, NeedsAsync, TailCall, isFunction, seq, toBoolean, maxSequence, type Seq } from './values.js';
 import { frame, rt, tick, type Env } from './runtime.js';
+import { plainArguments } from './signatures.js';
 
 type Fn = (...args: any[]) => unknown;
-interface Signature { validate(args: unknown[], context: unknown): unknown[] }
+interface Signature { definition: string; validate(args: unknown[], context: unknown): unknown[] }
 export interface NativeDef { _jsonata_function: true; implementation: Fn; signature?: Signature }
 
 const jsonata = jsonataModule as unknown as (expr: string) => {
@@ -98,7 +99,7 @@ export function apply(proc: unknown, args: unknown[], input: unknown): unknown {
   if (proc !== null && typeof proc === 'object') {
     const def = proc as NativeDef & { _jsonata_lambda?: boolean };
     if (def._jsonata_function === true) {
-      const valid = def.signature ? def.signature.validate(args, input) : args;
+      const valid = !def.signature || plain(def)(args) ? args : def.signature.validate(args, input);
       const own = syncVersions.get(def.implementation);
       let r = own ? own(...valid) : def.implementation.apply(focus(input), valid);
       if (isIterable(r)) r = r.next().value;
@@ -107,6 +108,16 @@ export function apply(proc: unknown, args: unknown[], input: unknown): unknown {
     if (def._jsonata_lambda === true) throw new NeedsAsync();
   }
   throw new JsonataError('T1006');
+}
+
+const plainTests = new Map<NativeDef, (args: unknown[]) => boolean>();
+const never = () => false;
+
+/** Whether a built-in's arguments are what its signature would hand back unchanged (see signatures.ts). */
+function plain(def: NativeDef): (args: unknown[]) => boolean {
+  let test = plainTests.get(def);
+  if (!test) plainTests.set(def, test = plainArguments(def.signature!.definition) ?? never);
+  return test;
 }
 
 /** getFunctionArity(). */
