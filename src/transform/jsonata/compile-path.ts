@@ -2,7 +2,7 @@
 // evaluateFilter() and evaluateGroupExpression() of jsonata, compiled.
 import { Unsupported, type Node } from './ast.js';
 import { tick, type Env } from './runtime.js';
-import { JsonataError, append, checkSize, isArrayOfNumbers, isNumeric, isSequence, seq, toBoolean, type Seq } from './values.js';
+import { JsonataError, append, checkSize, isArrayOfNumbers, isNumeric, isSequence, seq, setField, toBoolean, type Seq } from './values.js';
 
 export type Ev = (input: unknown, env: Env) => unknown;
 type Compile = (n: Node) => Ev;
@@ -96,10 +96,10 @@ export function compileGroup(pairs: [Node, Node][], compile: Compile): Ev {
   const values = pairs.map(([, v]) => compile(v));
   const constant = pairs.map(([k]) => (k.type === 'string' ? (k.value as string) : undefined));
   const simple = constant.every((k) => k !== undefined) && new Set(constant).size === constant.length
-    && !constant.includes('_jsonata_lambda') && !constant.includes('_jsonata_function');
+    && !constant.includes('_jsonata_lambda') && !constant.includes('_jsonata_function') && !constant.includes('__proto__');
   return (input, env) => {
     if (simple && !Array.isArray(input)) {
-      const out: Record<string, unknown> = Object.create(null);
+      const out: Record<string, unknown> = {};
       for (let i = 0; i < values.length; i++) {
         const v = values[i](input, env);
         if (v !== undefined) out[constant[i]!] = v;
@@ -122,10 +122,10 @@ export function compileGroup(pairs: [Node, Node][], compile: Compile): Ev {
         else g.data = append(g.data, item);
       }
     }
-    const out: Record<string, unknown> = Object.create(null);
+    const out: Record<string, unknown> = {};
     for (const key of Object.keys(groups)) {
       const v = values[groups[key].at](groups[key].data, env);
-      if (v !== undefined) out[key] = v;
+      if (v !== undefined) setField(out, key, v);
     }
     return out;
   };

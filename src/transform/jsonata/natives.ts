@@ -1,9 +1,10 @@
 // JSONata's built-in functions for the compiled evaluator: jsonata's own definitions (implementation and parsed
-// signature, taken from a jsonata evaluation at load), the engine's helpers beside them, and synchronous versions of
-// the built-ins jsonata writes as async functions (those that call functions, and those that may take a regex).
+// signature, taken from a jsonata evaluation at load), the engine's helpers beside them, and versions of our own of
+// the built-ins jsonata writes as async functions (those that call functions, and those that may take a regex) and of
+// $merge (objects with a prototype, see setField).
 import jsonataModule from 'jsonata';
 import { helperFunctions } from '../helpers.js';
-import { GuardTrip, JsonataError, NeedsAsync, TailCall, isFunction, seq, toBoolean, maxSequence, type Seq } from './values.js';
+import { GuardTrip, JsonataError, NeedsAsync, TailCall, seq, setField, toBoolean, maxSequence, type Seq } from './values.js';
 import { frame, rt, tick, type Env } from './runtime.js';
 import { plainArguments } from './signatures.js';
 
@@ -183,12 +184,20 @@ function reduce(list: unknown[] | undefined, func: unknown, init: unknown): unkn
 }
 
 function sift(obj: unknown, func: unknown): unknown {
-  const out: Record<string, unknown> = Object.create(null);
+  const out: Record<string, unknown> = {};
+  let any = false;
   for (const k of keys(obj)) {
     const v = (obj as Record<string, unknown>)[k];
-    if (toBoolean(callWith(func, v, k, obj))) out[k] = v;
+    if (toBoolean(callWith(func, v, k, obj))) { setField(out, k, v); any = true; }
   }
-  return Object.keys(out).length ? out : undefined;
+  return any ? out : undefined;
+}
+
+function merge(list: unknown[] | undefined): unknown {
+  if (list === undefined) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const o of list) for (const k of keys(o)) setField(out, k, (o as Record<string, unknown>)[k]);
+  return out;
 }
 
 function each(obj: unknown, func: unknown): Seq {
@@ -231,7 +240,7 @@ function replace(str: string | undefined, pattern: unknown, replacement: unknown
   return out + str.substring(at);
 }
 
-const own: Record<string, Fn> = { map, filter, single, reduce, sift, each, contains, split, replace };
+const own: Record<string, Fn> = { map, filter, single, reduce, sift, each, contains, split, replace, merge };
 const syncVersions = new Map<Fn, Fn>(Object.entries(own).map(([name, f]) => [natives[name].implementation, f]));
 
 /** Built-ins that only jsonata can run (async, no synchronous version here): an expression naming one goes to jsonata. */

@@ -135,3 +135,13 @@ export class GuardTrip extends Error {
     super(code);
   }
 }
+
+/**
+ * A field of an object made by a constructor or a built-in. jsonata makes such objects without a prototype; these
+ * have Object's (V8 keeps them in fast mode, cheaper to fill, read and serialize), so a `__proto__` key is defined, not
+ * assigned, and stays a key as in jsonata's.
+ */
+export function setField(o: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
