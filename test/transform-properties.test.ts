@@ -112,6 +112,9 @@ const cases: [string, unknown][] = [
   ['"a" & 1.5 & true & null & [1] & {"k": 1}', {}],
   ['[1..3][$ > 1]', {}],
   ['a.b.c', { a: [{ b: { c: 1 } }, { b: [{ c: 2 }, { c: [3, 4] }] }] }],
+  ['$merge([{ "a": 1 }, $])', JSON.parse('{"__proto__": {"polluted": true}}')],
+  ['($k := "__proto__"; { $k: { "polluted": true } }).polluted', {}],
+  ['$keys($sift($, function($v) { true }))', JSON.parse('{"__proto__": 1, "b": 2}')],
 ];
 
 test('differential: cases that once differed or are easy to get wrong', async () => {

@@ -7,7 +7,7 @@ import { compileFilter, compileGroup, compilePath, type Ev } from './compile-pat
 import { apply, asyncOnly, makeLambda, natives } from './natives.js';
 import { frame, unbound, type Env } from './runtime.js';
 import { analyseScopes, resolve, type Scope } from './scope.js';
-import { JsonataError, TailCall, append, checkSize, isFunction, isNumeric, normalize, seq, toBoolean, type Seq } from './values.js';
+import { JsonataError, NeedsAsync, TailCall, append, checkSize, isFunction, isNumeric, normalize, seq, toBoolean, type Seq } from './values.js';
 import { binary } from './operators.js';
 
 export interface CompileOptions { limitMs: number; maxDepth: number }
@@ -244,7 +244,7 @@ export class NodeCompiler {
       const v = lhs(input, env);
       const f = rhs(input, env);
       if (!isFunction(f)) throw new JsonataError('T2006', f);
-      if (isFunction(v)) throw new Unsupported('function composition');
+      if (isFunction(v)) throw new NeedsAsync(); // function composition: left to jsonata
       return apply(f, [v], null);
     };
   }
