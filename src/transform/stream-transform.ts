@@ -85,16 +85,19 @@ export class StreamTransformer {
   }
 
   private run(t: Transform, input: unknown, extra: Record<string, unknown>): Events {
-    return after(this.helpers(), (fn) => {
-      if (this.fn instanceof Promise) this.fn = fn; // made by jsonata: keep the helpers, not the promise
-      const b = this.extra;
-      b.fn = fn;
-      b.event = extra.event;
-      b.message = extra.message;
-      b.code = extra.code;
-      b.state = this.state;
-      return after(t.evaluate(input, b), (out) => this.take(out));
-    });
+    const fn = this.helpers();
+    if (fn instanceof Promise) {
+      // Made by jsonata: keep the helpers, not the promise.
+      return fn.then((made) => { if (this.fn === fn) this.fn = made; return this.run(t, input, extra); });
+    }
+    const b = this.extra;
+    b.fn = fn;
+    b.event = extra.event;
+    b.message = extra.message;
+    b.code = extra.code;
+    b.state = this.state;
+    const out = t.evaluate(input, b);
+    return out instanceof Promise ? out.then((o) => this.take(o)) : this.take(out);
   }
 
   private take(out: unknown): StreamEvent[] {
