@@ -53,13 +53,38 @@ export function compilePath(node: Node, compile: Compile, compileGroup: (g: { lh
   });
   const group = node.group ? compileGroup(node.group) : undefined;
   const keep = node.keepSingletonArray === true;
+  // Nothing reads the path's result as a sequence: a single value may stand for the sequence of that one value.
+  const bare = !keep && !group && !node.keepArray && !node.predicate;
   return (input, env) => {
-    let items: unknown = relative && Array.isArray(input) ? input : seq(input);
+    // One value at a time while the path yields one (the usual `$s.msg.id`), without a sequence per step; a step
+    // that yields several switches to sequences, as evaluateStep() makes them.
+    let items: unknown[] | undefined = relative && Array.isArray(input) ? input : undefined;
+    let cur: unknown = input;
     let result: unknown;
+    let single = items === undefined;
     for (const st of compiled) {
-      result = st.whole ? st.whole(items, env) : step(items as unknown[], env, st.each!, st.filters!, st.last!);
+      if (st.whole) {
+        result = st.whole(items ?? seq(cur), env);
+        single = false;
+      } else if (items === undefined) {
+        let r = st.each!(cur, env);
+        for (const f of st.filters!) r = f(r, env);
+        if (r === undefined) { result = seq(); single = false; break; }
+        if (st.last && Array.isArray(r) && !isSequence(r)) { result = r; single = false; break; }
+        if (!Array.isArray(r) || (r as Seq).cons) { cur = r; continue; }
+        const out = seq();
+        for (let j = 0; j < r.length; j++) out.push(r[j]);
+        result = out;
+        single = false;
+      } else {
+        result = step(items, env, st.each!, st.filters!, st.last!);
+      }
       if (result === undefined || (result as unknown[]).length === 0) break;
-      items = result;
+      items = result as unknown[];
+    }
+    if (single) {
+      if (bare) return cur;
+      result = seq(cur);
     }
     if (keep) {
       if (Array.isArray(result) && (result as Seq).cons && !(result as Seq).sequence) result = seq(result);
