@@ -31,9 +31,9 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
 
 /**
  * One side's compiler. A request or answer transform gets the side's `functions` made in an evaluation of their own
- * just before it (a JSONata function is bound to the evaluation that made it, time limit included). A stream keeps
- * its helpers while they are younger than half the limit (see StreamTransformer), so every hook's helpers have at
- * least half the limit left and a runaway one is stopped.
+ * just before it (a function jsonata evaluates is bound to the evaluation that made it, time limit included). A stream
+ * makes compiled helpers once (they run under the limit of the hook that calls them) and helpers jsonata evaluates
+ * again once older than half the limit (see StreamTransformer), so a runaway one is stopped either way.
  */
 function side(functions: string | undefined, ms: number, requestMs: number) {
   const streamFns = functions ? compileTransform(functions, ms) : undefined;
