@@ -44,3 +44,22 @@ test('helpers keep working in a stream that outlives the time limit', async () =
   assert.deepEqual(plain(await s.push({ text: 'later' })), [{ data: { echo: 'later' } }]);
   assert.deepEqual(plain(await s.push({ depth: 3 })), [{ data: { burnt: 8 } }]);
 });
+
+test('the shipped dialects\' stream hooks answer each event at once, without a promise (the hot path)', async () => {
+  const { loadRuntime, projectRoot } = await import('../src/config/load-config.js');
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { runtime } = loadRuntime(projectRoot, { ...process.env, OPENAI_API_KEY: undefined });
+  const checked: string[] = [];
+  for (const d of new Set(runtime.routes.map((r) => r.dialect).filter((x) => x?.client))) {
+    const fx = JSON.parse(readFileSync(join(projectRoot, 'test', 'golden', 'dialects', d!.name, 'client.stream.text.json'), 'utf8'));
+    const s = new StreamTransformer(d!.client!.stream, fx.bindings);
+    await s.open();
+    for (const e of fx.input) {
+      const out = s.step(e.data, e.event);
+      assert.ok(Array.isArray(out), `${d!.name}: an event answered a promise`);
+    }
+    checked.push(d!.name);
+  }
+  assert.ok(checked.length >= 2, `dialects checked: ${checked.join(', ')}`);
+});

@@ -1,7 +1,7 @@
 // Compiles the `dialects` of routes.yaml: each side's JSONata once (request translations with their own time limit),
 // usage paths, stream end events.
 import type { Dialect, StreamTransform } from '../types/generated/routes.js';
-import { compileTransform, type Transform } from '../transform/compile-transform.js';
+import { after, compileTransform, type Transform } from '../transform/compile-transform.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
 import { compileUsagePaths } from '../transform/usage-paths.js';
 import type { CompiledDialect } from './runtime.js';
@@ -32,9 +32,9 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
 
 /**
  * One side's compiler. A request or answer transform gets the side's `functions` made in an evaluation of their own
- * just before it (a JSONata function is bound to the evaluation that made it, time limit included). A stream keeps
- * its helpers while they are younger than half the limit (see StreamTransformer), so every hook's helpers have at
- * least half the limit left and a runaway one is stopped.
+ * just before it (a function jsonata evaluates is bound to the evaluation that made it, time limit included). A stream
+ * makes compiled helpers once (they run under the limit of the hook that calls them) and helpers jsonata evaluates
+ * again once older than half the limit (see StreamTransformer), so a runaway one is stopped either way.
  */
 function side(functions: string | undefined, ms: number, requestMs: number, requestSetting?: string) {
   const streamFns = functions ? compileTransform(functions, ms) : undefined;
@@ -43,7 +43,13 @@ function side(functions: string | undefined, ms: number, requestMs: number, requ
     return (src: string): Transform => {
       const own = compileTransform(src, limit, setting);
       if (!fns) return own;
-      return { source: own.source, run: async (input, bindings = {}) => own.run(input, { ...bindings, fn: await fns.run(null, bindings) }) };
+      const evaluate = (input: unknown, bindings: Record<string, unknown> = {}) => after(fns.evaluate(null, bindings), (fn) => own.evaluate(input, { ...bindings, fn }));
+      return {
+        source: own.source, compiled: own.compiled && fns.compiled, fallbackReason: own.fallbackReason ?? fns.fallbackReason, evaluate,
+        direct: own.direct && fns.direct && ((input, bindings) => own.direct!(input, { ...bindings, fn: fns.direct!(null, bindings) })),
+        run: async (input, bindings) => evaluate(input, bindings),
+        reference: async (input, bindings = {}) => own.reference(input, { ...bindings, fn: await fns.reference(null, bindings) }),
+      };
     };
   };
   const t = withFns(ms);

@@ -96,7 +96,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   const onEvent = translated?.onEvent
     ?? (dialect ? sameDialectHandler(state, dialect.usage, dialect.streamEnd) : unifiedHandler(state, clientWantsUsage(p.body)));
   const end = await relaySse(sent.response, res, {
-    maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, isAsync: Boolean(translated), signal: ctx.abort.signal,
+    maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, signal: ctx.abort.signal,
   });
   ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
   ctx.reason = streamReason(end, p, sent) ?? ctx.reason;

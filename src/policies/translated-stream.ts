@@ -2,8 +2,8 @@
 // transform, the channel's `chunk` transform, or parsed as they are), then the client's events (its dialect's stream
 // transform, or unified chunks with the usage rules of chat-events.ts).
 import type { SseEvent } from '../transport/sse-parser.js';
-import type { Transform } from '../transform/compile-transform.js';
-import { sseTexts as text, type StreamTransformer } from '../transform/stream-transform.js';
+import { after, type Transform } from '../transform/compile-transform.js';
+import { sseTexts as text, type StreamEvent, type StreamTransformer } from '../transform/stream-transform.js';
 import type { Usage } from '../pipeline/context.js';
 import { withUsage, type ChatStreamState } from './chat-events.js';
 
@@ -23,11 +23,12 @@ type Chunk = Record<string, unknown>;
 export class TranslatedStream {
   constructor(private readonly state: ChatStreamState, private readonly sides: TranslationSides) {}
 
-  /** The relay's handler: one vendor event in, the client's text out. */
-  readonly onEvent = async (ev: SseEvent): Promise<string | undefined> => {
-    const chunks = await this.unified(ev);
-    return chunks.length ? this.toClient(chunks) : undefined;
-  };
+  /**
+   * The relay's handler: one vendor event in, the client's text out. Synchronous while the transforms are compiled
+   * (the common event costs no promise); a promise where one of them went to jsonata.
+   */
+  readonly onEvent = (ev: SseEvent): string | undefined | Promise<string | undefined> =>
+    after(this.unified(ev), (chunks) => ((chunks as Chunk[]).length ? this.toClient(chunks as Chunk[]) : undefined));
 
   /**
    * The client's opening events, as soon as the vendor has accepted the request (e.g. `response.created`), so the
@@ -55,7 +56,7 @@ export class TranslatedStream {
     return this.sides.client?.result;
   }
 
-  private async unified(ev: SseEvent): Promise<Chunk[]> {
+  private unified(ev: SseEvent): Chunk[] | Promise<Chunk[]> {
     const { vendor, chunk } = this.sides;
     if (ev.data === undefined) return [];
     if (vendor) {
@@ -63,33 +64,38 @@ export class TranslatedStream {
       const data = parse(ev.data);
       if (data === undefined) return [];
       this.state.dataEvents++;
-      return (await vendor.stream.push(data, ev.name)).map((e) => e.data as Chunk).filter(isObject);
+      return after(vendor.stream.step(data, ev.name), (out) => (out as StreamEvent[]).map((e) => e.data as Chunk).filter(isObject));
     }
     if (ev.data === '[DONE]') { this.state.done = true; return []; }
     const data = parse(ev.data);
     if (data === undefined) return [];
     this.state.dataEvents++;
-    const mapped = chunk ? await chunk.run(data, this.sides.bindings) : data;
-    return (mapped === undefined ? [] : Array.isArray(mapped) ? mapped : [mapped]).filter(isObject);
+    return chunk ? after(chunk.evaluate(data, this.sides.bindings), chunksOf) : chunksOf(data);
   }
 
-  private async toClient(chunks: Chunk[]): Promise<string> {
+  /** The client's text for unified chunks, chunk by chunk in order (each may wait for a transform that went to jsonata). */
+  private toClient(chunks: Chunk[], from = 0, out = ''): string | Promise<string> {
     const { client } = this.sides;
     if (!client) return chunks.map((c) => withUsage(this.state, this.sides.clientWantsUsage, c) ?? '').join('');
-    let out = '';
-    for (const c of chunks) {
+    for (let i = from; i < chunks.length; i++) {
+      const c = chunks[i];
       if (c.usage && typeof c.usage === 'object') this.state.usage = c.usage as Usage;
       const err = c.error as { message?: unknown; code?: unknown } | undefined;
+      let events: StreamEvent[] | Promise<StreamEvent[]>;
       if (err && typeof err === 'object') {
         this.state.sawError = true;
-        out += text(await client.fail(String(err.message ?? 'upstream error'), String(err.code ?? 'upstream_error')));
-        continue;
+        events = client.fail(String(err.message ?? 'upstream error'), String(err.code ?? 'upstream_error'));
+      } else {
+        events = client.step(c);
       }
-      out += text(await client.push(c));
+      if (events instanceof Promise) return events.then((e) => this.toClient(chunks, i + 1, out + text(e)));
+      out += text(events);
     }
     return out;
   }
 }
+
+const chunksOf = (mapped: unknown): Chunk[] => (mapped === undefined ? [] : Array.isArray(mapped) ? mapped : [mapped]).filter(isObject);
 
 const isObject = (v: unknown): v is Chunk => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 

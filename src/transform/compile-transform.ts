@@ -1,13 +1,27 @@
-// JSONata transforms: compiled once at load, evaluated with jsonata's own guardrails (time, stack depth, sequence size).
+// JSONata transforms, compiled once at load. Each expression is compiled to synchronous JavaScript closures
+// (src/transform/jsonata/) when it stays within the subset the compiler knows, else evaluated by jsonata itself; both
+// keep the guardrails (time, depth, sequence size). An evaluation the compiled code cannot finish synchronously (a
+// function answered a promise) or that fails is run again by jsonata, whose answer and error messages are the reference.
 import jsonataModule from 'jsonata';
 import { helperFunctions } from './helpers.js';
+import { compileJsonata, GuardTrip, Unsupported, type Compiled } from './jsonata/compile-jsonata.js';
+import type { Node } from './jsonata/ast.js';
 
 type Jsonata = typeof import('jsonata');
 const jsonata = jsonataModule as unknown as (expr: string, options?: { timeout?: number; stack?: number; sequence?: number }) => ReturnType<Jsonata>;
 
 export interface Transform {
   readonly source: string;
+  /** Whether the compiled evaluator runs it (else jsonata's), and if not, why. */
+  readonly compiled: boolean;
+  readonly fallbackReason?: string;
   run(input: unknown, bindings?: Record<string, unknown>): Promise<unknown>;
+  /** The result at once where the compiled evaluator gives it, else a promise: no promise per call on the hot path. */
+  evaluate(input: unknown, bindings?: Record<string, unknown>): unknown;
+  /** The compiled evaluator alone (absent when jsonata runs it): throws where `evaluate` would hand over to jsonata. */
+  readonly direct?: (input: unknown, bindings: Record<string, unknown>) => unknown;
+  /** jsonata's own evaluation: the reference the compiled one is checked against. */
+  reference(input: unknown, bindings?: Record<string, unknown>): Promise<unknown>;
 }
 
 /** `setting`: the config key that bounds an evaluation a guardrail stopped (for the operator's log). */
@@ -17,6 +31,8 @@ export class TransformError extends Error {
 
 // Deep enough for any sane mapping; a runaway recursion hits it long before the process stack.
 const maxStack = 500;
+// Nested lambda calls the compiled evaluator allows: about what jsonata's 500 evaluation levels allow (a few per call).
+const maxCallDepth = 200;
 // The longest sequence an expression may build: enough for any body, far from exhausting memory.
 const maxSequence = 1_000_000;
 
@@ -30,18 +46,45 @@ export function compileTransform(source: string, timeoutMs: number, setting = 'd
     throw new TransformError(`JSONata: ${e.message}${e.position !== undefined ? ` at character ${e.position}` : ''}`);
   }
   for (const [name, fn] of Object.entries(helperFunctions)) expr.registerFunction(name, fn.impl, fn.signature);
-  return {
-    source,
-    async run(input, bindings = {}) {
-      try {
-        return await expr.evaluate(input, bindings);
-      } catch (err) {
-        const e = err as { code?: string; message?: string };
-        // Guardrail trips (D1011 stack, D1012 time, D2014/D2015 size) become one error the callers already handle.
-        if (e.code === 'D1012') throw new TransformError(`JSONata: evaluation exceeded ${timeoutMs} ms`, setting);
-        if (e.code === 'D1011') throw new TransformError('JSONata: expression nested too deeply');
-        throw err;
-      }
-    },
+  const tripped = (code: string | undefined) => {
+    if (code === 'D1012') return new TransformError(`JSONata: evaluation exceeded ${timeoutMs} ms`, setting);
+    if (code === 'D1011') return new TransformError('JSONata: expression nested too deeply');
+    return undefined;
   };
+  const reference = async (input: unknown, bindings: Record<string, unknown> = {}) => {
+    try {
+      return await expr.evaluate(input, bindings);
+    } catch (err) {
+      // Guardrail trips (D1011 stack, D1012 time) become one error the callers already handle; D2014/D2015 stay jsonata's.
+      throw tripped((err as { code?: string }).code) ?? err;
+    }
+  };
+  let compiled: Compiled | undefined;
+  let fallbackReason: string | undefined;
+  try {
+    compiled = compileJsonata(expr.ast() as Node, timeoutMs, maxCallDepth);
+  } catch (err) {
+    if (!(err instanceof Unsupported)) throw err;
+    fallbackReason = err.message;
+  }
+  const evaluate = compiled
+    ? (input: unknown, bindings: Record<string, unknown> = {}): unknown => {
+      try {
+        return compiled(input, bindings);
+      } catch (err) {
+        if (err instanceof GuardTrip) throw tripped(err.code);
+        if (err instanceof RangeError && /call stack/.test(err.message)) throw tripped('D1011');
+        return reference(input, bindings);
+      }
+    }
+    : reference;
+  return {
+    source, compiled: compiled !== undefined, fallbackReason, evaluate, reference, direct: compiled,
+    run: async (input, bindings) => evaluate(input, bindings),
+  };
+}
+
+/** `f` of a value that may still be coming: at once when it is there, so a compiled chain makes no promise. */
+export function after<T>(v: unknown, f: (v: unknown) => T): T | Promise<Awaited<T>> {
+  return v instanceof Promise ? v.then(f) as Promise<Awaited<T>> : f(v);
 }

@@ -5,18 +5,20 @@ import { SseParser, SseTooLarge, type SseEvent } from './sse-parser.js';
 
 export type RelayEnd = 'eof' | 'client_gone' | 'idle_timeout' | 'upstream_cut' | 'too_large' | 'cut';
 
-/** Returns the text to send for an event, or undefined to drop it. */
-export type OnEvent = (ev: SseEvent) => string | undefined;
-export type OnEventAsync = (ev: SseEvent) => Promise<string | undefined>;
+/**
+ * Returns the text to send for an event, or undefined to drop it; a promise where the event's translation waits for
+ * something (then the upstream is held until it settles, so events stay in order).
+ */
+export type OnEvent = (ev: SseEvent) => string | undefined | Promise<string | undefined>;
 
 export interface RelayOptions {
-  maxEventBytes: number; idleMs: number; onEvent: OnEvent | OnEventAsync; isAsync: boolean;
+  maxEventBytes: number; idleMs: number; onEvent: OnEvent;
   /** The request's abort: the client left (`client_gone`) or a stop cut the stream (`cut`). */
   signal: Signal;
 }
 
 export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: RelayOptions): Promise<RelayEnd> {
-  const { idleMs, onEvent, isAsync } = opts;
+  const { idleMs, onEvent } = opts;
   const parser = new SseParser(opts.maxEventBytes);
   return new Promise((resolve) => {
     let ended = false;
@@ -44,30 +46,51 @@ export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: R
         res.once('drain', () => upstream.resume());
       }
     };
-    const handle = async (events: SseEvent[]) => {
-      let out = '';
-      for (const ev of events) out += (await onEvent(ev)) ?? '';
-      return out;
+    // The hot path: events handled synchronously and written once per upstream chunk. An event whose handler answers
+    // a promise holds the upstream; it, the rest of its chunk and any chunk read meanwhile follow once it settles.
+    let waiting = false;
+    const queued: SseEvent[][] = [];
+    let whenIdle: (() => void) | undefined;
+    const handle = (events: SseEvent[], from: number, out: string): void => {
+      for (let i = from; i < events.length; i++) {
+        let r: ReturnType<OnEvent>;
+        try { r = onEvent(events[i]); } catch { write(out); return finish('upstream_cut'); }
+        if (r instanceof Promise) {
+          waiting = true;
+          upstream.pause();
+          r.then((t) => { if (!ended) handle(events, i + 1, out + (t ?? '')); }, () => { write(out); finish('upstream_cut'); });
+          return;
+        }
+        if (r) out += r;
+      }
+      write(out);
+      const next = queued.shift();
+      if (next) return handle(next, 0, '');
+      if (waiting) {
+        waiting = false;
+        upstream.resume();
+      }
+      whenIdle?.();
     };
     function onData(chunk: Buffer) {
       arm();
       let events: SseEvent[];
       try { events = parser.push(chunk); } catch (e) { if (e instanceof SseTooLarge) return finish('too_large'); throw e; }
-      if (!isAsync) return write(handleSync(events, onEvent as OnEvent));
-      // An asynchronous transform: hold the upstream so events stay in order.
-      upstream.pause();
-      pending = pending.then(() => handle(events)).then((out) => { if (!ended) { write(out); upstream.resume(); } }, () => finish('upstream_cut'));
+      if (waiting) queued.push(events);
+      else handle(events, 0, '');
     }
-    // The end waits for events still being transformed, so the last ones are never overtaken by the close.
-    let pending: Promise<void> = Promise.resolve();
     upstream.on('data', onData);
+    // The end waits for events still being transformed, so the last ones are never overtaken by the close.
     upstream.once('end', () => {
-      pending = pending.then(async () => {
+      const close = async () => {
+        whenIdle = undefined;
         const tail = parser.flush();
-        const s = tail ? await Promise.resolve(onEvent(tail)).catch(() => undefined) : undefined;
-        if (s && !ended) write(s);
+        const t = tail ? await Promise.resolve().then(() => onEvent(tail)).catch(() => undefined) : undefined;
+        if (t && !ended) write(t);
         finish('eof');
-      });
+      };
+      if (waiting) whenIdle = () => { void close(); };
+      else void close();
     });
     upstream.once('error', () => finish('upstream_cut'));
     upstream.once('close', () => { if (!upstream.readableEnded) finish('upstream_cut'); });
@@ -76,14 +99,4 @@ export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: R
     opts.signal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(check, idleMs);
   });
-}
-
-// The hot path: unified-format events are handled synchronously and written once per upstream chunk.
-function handleSync(events: SseEvent[], onEvent: OnEvent): string {
-  let out = '';
-  for (let i = 0; i < events.length; i++) {
-    const r = onEvent(events[i]);
-    if (r) out += r;
-  }
-  return out;
 }
