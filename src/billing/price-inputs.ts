@@ -4,6 +4,7 @@
 import type { Model } from '../types/generated/channels.js';
 import type { PriceInputs as PriceInputFields } from '../types/generated/routes.js';
 import { GatewayError } from '../http/errors.js';
+import { readCompletionLimit, type Clamped } from './completion-limit.js';
 
 /** Field paths per input, split once at load. */
 export type CompiledPriceInputs = Partial<Record<keyof PriceInputFields, string[][]>>;
@@ -12,8 +13,10 @@ export interface PriceInputs {
   /** Seconds the client asked for; undefined when it named none (the model's default is charged). */
   seconds?: number;
   units: number;
-  /** The completion limit the client asked for; undefined when it named none (the model's maximum is reserved). */
+  /** The completion limit the client asked for, lowered to the model's maximum; undefined when it named none (the maximum is reserved). */
   completionTokens?: number;
+  /** The completion-limit fields lowered to the model's maximum (completion-limit.ts); empty when none was. */
+  clamped: Clamped[];
   choices: number;
 }
 
@@ -35,10 +38,12 @@ export function compilePriceInputs(spec: PriceInputFields | undefined): Compiled
 export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: Record<string, unknown>): PriceInputs {
   const seconds = { ...defaults.seconds, ...model.price.seconds };
   const units = { ...defaults.units, ...model.price.units };
+  const completion = readCompletionLimit(spec.completion_tokens, model, body);
   return {
     seconds: read(spec.seconds, body, seconds, 'a whole number of seconds'),
     units: read(spec.units, body, units, 'a whole number') ?? units.default,
-    completionTokens: read(spec.completion_tokens, body, { min: 1, max: maxOutputTokens(model) }, 'a whole number of tokens'),
+    completionTokens: completion.tokens,
+    clamped: completion.clamped,
     choices: read(spec.choices, body, defaults.choices, 'a whole number') ?? 1,
   };
 }
@@ -63,7 +68,7 @@ function read(paths: string[][] | undefined, body: Record<string, unknown>, b: B
 }
 
 /** A JSON integer, or a string of decimal digits without sign, space, point or exponent; anything else is undefined. */
-function wholeNumber(v: unknown): number | undefined {
+export function wholeNumber(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
   if (typeof v === 'string' && /^[0-9]{1,15}$/.test(v)) return Number(v);
   return undefined;
