@@ -8,6 +8,8 @@ import { eventually, startStack, type Stack } from './helpers/stack.js';
 import { client, ledgerOf, logLineOf, post } from './helpers/api.js';
 import { anthropic, lastUpstream } from './helpers/anthropic.js';
 import { quickTaskConfig } from './helpers/child-gateway.js';
+import { readCompletionLimit, withClamped } from '../src/billing/completion-limit.js';
+import { GatewayError } from '../src/http/errors.js';
 
 const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 20_000 }, fn);
 
@@ -133,4 +135,19 @@ test('over_limit: refuse keeps the 400 naming the field and the model\'s bound; 
   const other = await post(`${strict.url}/v1/chat/completions`, { model: 'gpt-4o-mini', messages, max_tokens: 32000 }, k);
   assert.equal(other.status, 200, other.text);
   assert.equal(other.headers.get('x-switchyard-clamped'), 'max_tokens=32000;to=16384');
+});
+
+test('the mechanism is the route\'s field list: a nested field (Gemini\'s generationConfig.maxOutputTokens) is lowered in a copy', () => {
+  const model = { max_output_tokens: 8192, price: {} };
+  const paths = [['generationConfig', 'maxOutputTokens']];
+  const body = { contents: [], generationConfig: { temperature: 0.2, maxOutputTokens: 65536 } };
+  const limit = readCompletionLimit(paths, model, body);
+  assert.deepEqual(limit, { tokens: 8192, clamped: [{ field: 'generationConfig.maxOutputTokens', asked: 65536, to: 8192 }] });
+  assert.deepEqual(withClamped(body, limit.clamped), { contents: [], generationConfig: { temperature: 0.2, maxOutputTokens: 8192 } });
+  assert.equal(body.generationConfig.maxOutputTokens, 65536, 'the parsed body is not changed in place');
+  assert.deepEqual(readCompletionLimit(paths, model, { generationConfig: { maxOutputTokens: 100 } }), { tokens: 100, clamped: [] });
+  assert.deepEqual(readCompletionLimit(paths, model, { generationConfig: {} }), { tokens: undefined, clamped: [] });
+  assert.throws(() => readCompletionLimit(paths, { ...model, over_limit: 'refuse' }, body),
+    (e: unknown) => e instanceof GatewayError && e.message === '`generationConfig.maxOutputTokens` must be a whole number of tokens from 1 to 8192');
+  assert.throws(() => readCompletionLimit(paths, model, { generationConfig: { maxOutputTokens: '8k' } }), /`generationConfig\.maxOutputTokens`/);
 });
