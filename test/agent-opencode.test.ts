@@ -3,7 +3,7 @@
 // completion limit, max_tokens 32000, whatever the model: the gateway lowers it to the model's 16384 (it answered 400
 // before). One plain turn and one tool round trip (the simulator steered into a call of opencode's `read` tool); the
 // chat requests it sent are kept, normalized, as golden fixtures (test/golden/agents/opencode/), and
-// SWITCHYARD_UPDATE_GOLDEN=1 rewrites them.
+// SWITCHYARD_UPDATE_GOLDEN=1 rewrites them. A model set to `over_limit: refuse` gives opencode the 400 it met before.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../src/config/load-config.js';
 import { startStack, type Stack } from './helpers/stack.js';
 import { agents, captureFront, installAgent, runAgent, type Capture } from './helpers/agents.js';
+import { quickTaskConfig } from './helpers/child-gateway.js';
 
 const install = installAgent(agents.opencode);
 const skip = install.bin ? false : process.env.CI ? false : `opencode could not be installed: ${install.problem}`;
@@ -46,8 +47,8 @@ function settings(baseURL: string, apiKey: string) {
 }
 
 // models.dev (opencode's model catalogue) is out of reach here; without it opencode waits ~8 s for the fetch to fail.
-const opencode = (prompt: string) => runAgent(install.bin!, ['run', prompt], {
-  cwd: work, env: { OPENCODE_DISABLE_MODELS_FETCH: '1' }, timeoutMs: 120_000,
+const opencode = (prompt: string, cwd = work) => runAgent(install.bin!, ['run', prompt], {
+  cwd, env: { OPENCODE_DISABLE_MODELS_FETCH: '1' }, timeoutMs: 120_000,
 });
 
 type Body = { messages: { role: string; content: unknown; tool_calls?: unknown[] }[]; tools?: { function: { name: string; description: string } }[]; [k: string]: unknown };
@@ -130,4 +131,23 @@ test('opencode: a tool round trip (a read call, the file\'s text sent back, a fi
   assert.match(result.content, /hello from notes/, 'opencode ran its read tool and sent the file back');
   assertClamped([...title, ...turns]);
   matchesGolden('tool', { title: title.map(normalized), turns: turns.map(normalized) });
+});
+
+test('opencode against a model set to `over_limit: refuse`: the 400 the issue met, named in opencode\'s error', { skip, timeout: 150_000 }, async () => {
+  const strict = await startStack({ configDir: quickTaskConfig({}, [[['models', model], {
+    owned_by: 'openai', max_output_tokens: 16384, over_limit: 'refuse', price: { input_per_mtok: 150, output_per_mtok: 600 },
+  }]]) });
+  try {
+    const { key: k } = await strict.token({ quota: 10_000_000 });
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'switchyard-opencode-')));
+    writeFileSync(join(dir, 'opencode.json'), JSON.stringify(settings(`${strict.url}/v1`, k)));
+    const r = await opencode('Say hello [sim chunks=3]', dir);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr + r.stdout, /`max_tokens` must be a whole number of tokens from 1 to 16384/);
+    const lines = strict.logs().filter((l) => l.msg === 'request' && l.route === 'chat_completions');
+    assert.ok(lines.length >= 1 && lines.every((l) => l.status === 400 && l.reserved === undefined), JSON.stringify(lines));
+    assert.equal(strict.sim.control.requests().filter((q) => q.path === '/v1/chat/completions').length, 0, 'nothing reached the vendor');
+  } finally {
+    await strict.close();
+  }
 });
