@@ -4,10 +4,13 @@
 // instead. Anything else (below 1, fractional, past 2^31 − 1, not a number) is refused in both modes, naming the field.
 import type { Model } from '../types/generated/channels.js';
 import { GatewayError } from '../http/errors.js';
-import { maxOutputTokens, valueAt, wholeNumber } from './price-inputs.js';
+import { valueAt, wholeNumber } from './body-numbers.js';
 
 /** The largest limit lowered rather than refused: a signed 32-bit integer, what vendors' own schemas accept. */
 export const MOST_TOKENS = 2 ** 31 - 1;
+
+/** The model's largest completion: what a request without a limit reserves, and the most one gets. */
+export const maxOutputTokens = (model: Model) => model.max_output_tokens ?? 4096;
 
 /** One field lowered to the model's maximum: its dotted path, what the client asked, what it became. */
 export interface Clamped { field: string; asked: number; to: number }

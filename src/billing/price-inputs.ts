@@ -5,6 +5,10 @@ import type { Model } from '../types/generated/channels.js';
 import type { PriceInputs as PriceInputFields } from '../types/generated/routes.js';
 import { GatewayError } from '../http/errors.js';
 import { readCompletionLimit, type Clamped } from './completion-limit.js';
+import { valueAt, wholeNumber } from './body-numbers.js';
+
+export { valueAt } from './body-numbers.js';
+export { maxOutputTokens } from './completion-limit.js';
 
 /** Field paths per input, split once at load. */
 export type CompiledPriceInputs = Partial<Record<keyof PriceInputFields, string[][]>>;
@@ -25,7 +29,6 @@ interface Bounds { min: number; max: number }
 const defaults = {
   seconds: { min: 1, max: 60, default: 5 },
   units: { min: 1, max: 10, default: 1 },
-  maxOutputTokens: 4096,
   choices: { min: 1, max: 128 },
 };
 
@@ -51,8 +54,6 @@ export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: R
 /** Seconds to charge: what the client asked for, else the model's default. */
 export const secondsToCharge = (model: Model, inputs: PriceInputs) => inputs.seconds ?? model.price.seconds?.default ?? defaults.seconds.default;
 
-export const maxOutputTokens = (model: Model) => model.max_output_tokens ?? defaults.maxOutputTokens;
-
 /** The first present field of `paths`, parsed strictly and bounded; undefined when none is present. */
 function read(paths: string[][] | undefined, body: Record<string, unknown>, b: Bounds, what: string): number | undefined {
   for (const path of paths ?? []) {
@@ -65,21 +66,4 @@ function read(paths: string[][] | undefined, body: Record<string, unknown>, b: B
     return n;
   }
   return undefined;
-}
-
-/** A JSON integer, or a string of decimal digits without sign, space, point or exponent; anything else is undefined. */
-export function wholeNumber(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
-  if (typeof v === 'string' && /^[0-9]{1,15}$/.test(v)) return Number(v);
-  return undefined;
-}
-
-/** The value at a field path of a JSON body (undefined where the path leaves objects). */
-export function valueAt(body: Record<string, unknown>, path: string[]): unknown {
-  let v: unknown = body;
-  for (const key of path) {
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
-    v = (v as Record<string, unknown>)[key];
-  }
-  return v;
 }
