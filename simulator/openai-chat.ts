@@ -158,10 +158,14 @@ function usageOf(prompt: number, completion: number) {
 
 function planReply(body: ChatRequest, d: Directives): Plan {
   const prompt = promptTokens(body.messages);
-  const toolName = d.tool_call;
+  // A tool result last means the call was answered: reply with text, as a model would (and as the Messages
+  // simulator does, whose directive is read from the last user text, gone once a tool_result is the last turn).
+  // Without this an agent that keeps the steered prompt in its history would loop on the tool forever.
+  const toolName = body.messages.at(-1)?.role === 'tool' ? undefined : d.tool_call;
   if (toolName && Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') {
     const tool = { id: randomId('call_'), name: toolName };
-    return { tool, pieces: ARG_FRAGMENTS, finish: 'tool_calls', usage: usageOf(prompt, ARG_FRAGMENTS.length) };
+    const pieces = argFragments(d.tool_arg);
+    return { tool, pieces, finish: 'tool_calls', usage: usageOf(prompt, pieces.length) };
   }
   const wanted = intDirective(d, 'chunks', 5);
   const cap = body.max_completion_tokens ?? body.max_tokens;
@@ -169,6 +173,14 @@ function planReply(body: ChatRequest, d: Directives): Plan {
   const n = capped ? Math.max(0, cap) : wanted;
   const pieces = Array.from({ length: n }, (_, i) => `tok${i + 1} `);
   return { pieces, finish: capped ? 'length' : 'stop', usage: usageOf(prompt, n) };
+}
+
+/** `tool_arg=KEY:VALUE` names the one argument (an agent's own tool needs its own key); still 5 fragments. */
+function argFragments(arg: string | undefined): string[] {
+  const colon = arg?.indexOf(':') ?? -1;
+  if (!arg || colon < 1) return ARG_FRAGMENTS;
+  const quoted = (v: string) => JSON.stringify(v).slice(1, -1);
+  return ['{"', quoted(arg.slice(0, colon)), '":"', quoted(arg.slice(colon + 1)), '"}'];
 }
 
 function envelope(model: string) {

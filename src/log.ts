@@ -111,6 +111,7 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     attempts: ctx.attempts.length ? ctx.attempts : undefined,
     status: ctx.logStatus ?? res.statusCode,
     error_code: ctx.errorCode,
+    clamped: ctx.clamped,
     reason: ctx.reason === undefined ? undefined : bounded(ctx.reason, 512),
     outcome: ctx.outcome,
     latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,

@@ -25,6 +25,8 @@ export interface RequestContext {
   /** Usage beyond the reservation that was not charged (the charge is capped at the reservation). */
   uncharged?: number;
   errorCode?: string;
+  /** Completion limits lowered to the model's maximum, as sent in `x-switchyard-clamped`. */
+  clamped?: string;
   /** Why the gateway refused or cut the request, with the setting that changes it (GatewayError.reason). */
   reason?: string;
   outcome?: string; // how a stream ended: done, client_gone, upstream_cut, upstream_error, idle_timeout
@@ -59,7 +61,7 @@ export function newContext(method: string, url: string): RequestContext {
   return {
     id: newRequestId(), started: performance.now(), method, url, route: undefined, params: {}, token: undefined, model: undefined,
     channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, charged: undefined,
-    uncharged: undefined, errorCode: undefined, reason: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
+    uncharged: undefined, errorCode: undefined, clamped: undefined, reason: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
     logStatus: undefined, slot: -1,
   };
 }

@@ -136,9 +136,13 @@ export interface Model {
    */
   owned_by?: string;
   /**
-   * The model's largest completion: reserved when the request sets no limit, and the most a request may ask for (a larger `max_tokens` is refused with 400). Default 4096.
+   * The model's largest completion: reserved when the request sets no limit, and the most a request gets (a larger `max_tokens` is lowered to it, or refused with `over_limit: refuse`). Default 4096.
    */
   max_output_tokens?: number;
+  /**
+   * What a request whose completion limit (the route's `price_inputs.completion_tokens`) exceeds `max_output_tokens` gets: `clamp` (default) lowers it to the maximum, in the reservation and in the body sent, and says so in `x-switchyard-clamped`; `refuse` answers 400 naming the field.
+   */
+  over_limit?: 'clamp' | 'refuse';
   price: Price;
   /**
    * Extra request schema (in schemas/api/) checked for this model after the route's: a family's own rules.

@@ -265,7 +265,7 @@ export interface PriceInputs {
    */
   units?: [string, ...string[]];
   /**
-   * The completion limit reserved for token prices (bounds: 1 to the model's `max_output_tokens`).
+   * The completion limit reserved for token prices, the first present field counting; every field listed is checked (a whole number from 1) and one above the model's `max_output_tokens` is lowered to it in the body sent, or refused per the model's `over_limit`.
    *
    * @minItems 1
    */
