@@ -158,7 +158,8 @@ function usageOf(prompt: number, completion: number) {
 
 function planReply(body: ChatRequest, d: Directives): Plan {
   const prompt = promptTokens(body.messages);
-  const toolName = d.tool_call;
+  // A tool's result last means the model already called it: it answers in text (an agent's round trip ends).
+  const toolName = body.messages.at(-1)?.role === 'tool' ? undefined : d.tool_call;
   if (toolName && Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') {
     const tool = { id: randomId('call_'), name: toolName };
     return { tool, pieces: ARG_FRAGMENTS, finish: 'tool_calls', usage: usageOf(prompt, ARG_FRAGMENTS.length) };

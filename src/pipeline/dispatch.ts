@@ -40,7 +40,7 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
   let last: Last = {};
   for (const channel of cands) {
     if (ctx.abort.signal.aborted) throw new GatewayError('upstream_error', 'client closed the connection');
-    const op = channel.operations.get(p.route.operation)!;
+    const op = operationFor(channel, p);
     const upstreamModel = channel.modelMap[p.model] ?? p.model;
     ctx.channel = channel.id;
     const call = await mapped(channel.id, () => build(ex, p, { channel, op, upstreamModel, hold }));
@@ -67,6 +67,12 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
     }
   }
   throw exhausted(last, cands.length);
+}
+
+/** The channel's operation for this request: one that takes the client's dialect as it is, else the route's own. */
+function operationFor(channel: CompiledChannel, p: Priced): CompiledOperation {
+  const own = p.route.dialect && channel.standIns.get(p.route.operation)?.find((o) => o.dialect === p.route.dialect && (!o.models || o.models.has(p.model)));
+  return own || channel.operations.get(p.route.operation)!;
 }
 
 /** The channel was never called: a body its transform cannot map is the client's fault, not the channel's. */

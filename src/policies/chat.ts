@@ -94,7 +94,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   res.once('close', () => streamsInFlight.dec());
   const dialect = p.route.dialect;
   const onEvent = translated?.onEvent
-    ?? (dialect ? sameDialectHandler(state, dialect.usage, dialect.streamEnd) : unifiedHandler(state, clientWantsUsage(p.body)));
+    ?? (dialect ? sameDialectHandler(state, dialect) : unifiedHandler(state, clientWantsUsage(p.body)));
   const end = await relaySse(sent.response, res, {
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, signal: ctx.abort.signal,
   });
@@ -102,7 +102,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   ctx.reason = streamReason(end, p, sent) ?? ctx.reason;
   // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
   const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
-  return { usage: state.usage, delivered: state.dataEvents, result: translated?.result, partial };
+  return { usage: state.usage, delivered: state.dataEvents, result: translated ? translated.result : state.done ? state.result : undefined, partial };
 }
 
 function translatedStream(p: Priced, sent: Sent, state: ChatStreamState): TranslatedStream {
