@@ -10,7 +10,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText, tool, jsonSchema, stepCountIs, type ModelMessage } from 'ai';
 import { ChatOpenAI } from '@langchain/openai';
 import { startStack, eventually, type Stack } from './helpers/stack.js';
-import { client, post, assertShapeA, ledgerOf, expectedCharge, shippedPrice } from './helpers/api.js';
+import { client, post, assertShapeA, ledgerOf, expectedCharge, shippedPrice, logLineOf } from './helpers/api.js';
 
 const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 20_000 }, fn);
 
@@ -369,4 +369,57 @@ test('native tool calls: a namespace member and a custom tool come back as OpenA
   let input = '';
   for await (const e of s) if (e.type === 'response.custom_tool_call_input.delta') input += e.delta;
   assert.equal(input, 'echo Paris');
+});
+
+// ---- What agents send, on a chat-only vendor: translated, with what chat cannot carry dropped and logged --------------
+
+test('translated: namespace members flattened and custom tools as one-string functions; hosted tools and reasoning items dropped and logged; agent fields cause no 400', async () => {
+  const body = { ...agentBody, model: 'compat-chat', tools: [...agentBody.tools, { type: 'function', name: 'ns__inner', parameters: { type: 'object' } }] };
+  const r = await post(`${stack.url}/v1/responses`, body, key);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.output[0].content[0].text, 'tok1 tok2 ');
+  const up = lastUpstream();
+  assert.deepEqual(up.tools.map((t: any) => t.function.name), ['get_weather', 'apply_patch', 'ns__inner', 'ns__inner__1'], 'a taken name is numbered');
+  assert.deepEqual(up.tools[1].function.parameters, { type: 'object', additionalProperties: false, required: ['input'], properties: { input: { type: 'string', description: 'The tool\'s whole input, as one string' } } });
+  assert.deepEqual(up.messages, [{ role: 'user', content: [{ type: 'text', text: 'hi [sim chunks=2]' }] }]);
+  for (const field of ['include', 'store', 'prompt_cache_key', 'client_metadata', 'verbosity', '_dropped']) assert.ok(!(field in up), field);
+  const log = await logLineOf(stack, r.headers.get('x-request-id')!);
+  assert.deepEqual([log.dropped_tools, log.dropped_items], [['web_search'], ['reasoning']]);
+});
+
+test('translated: a namespace member\'s call comes back with its namespace and name, a custom tool\'s as custom_tool_call with input (stream and not), and both go back as chat tool calls', async () => {
+  const body = { ...agentBody, model: 'compat-chat' };
+  const r = await post(`${stack.url}/v1/responses`, { ...body, input: 'go [sim tool_call=ns__inner]' }, key);
+  assert.equal(r.status, 200, r.text);
+  const call = r.json.output[0];
+  assert.deepEqual([call.type, call.namespace, call.name, JSON.parse(call.arguments)], ['function_call', 'ns', 'inner', { location: 'Paris' }]);
+
+  const s = await fetch(`${stack.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true, input: 'go [sim tool_call=apply_patch]' }) });
+  const events = (await s.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+  const added = events.find((e) => e.type === 'response.output_item.added');
+  assert.deepEqual([added.item.type, added.item.name, added.item.input], ['custom_tool_call', 'apply_patch', '']);
+  assert.ok(!events.some((e) => e.type === 'response.function_call_arguments.delta'), 'no JSON fragments of a freeform input');
+  const done = events.find((e) => e.type === 'response.custom_tool_call_input.done');
+  // The simulator's arguments are {"location":"Paris"}, not {"input": …}: the input is then the arguments as they came.
+  assert.equal(done.input, '{"location":"Paris"}');
+  const custom = events.find((e) => e.type === 'response.output_item.done').item;
+  assert.equal(custom.type, 'custom_tool_call');
+
+  const back = await post(`${stack.url}/v1/responses`, { ...body, input: [
+    { type: 'message', role: 'user', content: 'patch it' },
+    { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'x' },
+    { type: 'custom_tool_call', call_id: 'call_c', name: 'apply_patch', input: '*** Begin Patch' },
+    { type: 'custom_tool_call_output', call_id: 'call_c', output: 'Done' },
+    { type: 'function_call', call_id: 'call_n', namespace: 'ns', name: 'inner', arguments: '{}' },
+    { type: 'function_call_output', call_id: 'call_n', output: 'ok' },
+  ] }, key);
+  assert.equal(back.status, 200, back.text);
+  assert.deepEqual(lastUpstream().messages, [
+    { role: 'user', content: 'patch it' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_c', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' } }] },
+    { role: 'tool', tool_call_id: 'call_c', content: 'Done' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_n', type: 'function', function: { name: 'ns__inner', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call_n', content: 'ok' },
+  ]);
 });
