@@ -24,3 +24,17 @@ export function intDirective(d: Directives, key: string, fallback?: number): num
 export function flagDirective(d: Directives, key: string): boolean {
   return d[key] === '1' || d[key] === 'true';
 }
+
+/** Default tool-call arguments, in fixed fragments so a call's completion tokens are a known constant (5). */
+export const ARG_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
+
+/**
+ * The arguments a directed tool call streams: `tool_args=` (base64url of the JSON, so it fits in a directive) cut into
+ * five fragments, else ARG_FRAGMENTS. An agent's own tool (a shell) needs its own arguments to run.
+ */
+export function toolArgFragments(d: Directives): string[] {
+  const args = d.tool_args ? Buffer.from(d.tool_args, 'base64url').toString('utf8') : undefined;
+  if (!args) return ARG_FRAGMENTS;
+  const size = Math.ceil(args.length / 5);
+  return Array.from({ length: 5 }, (_, i) => args.slice(i * size, (i + 1) * size));
+}

@@ -1,10 +1,10 @@
 // OpenAI Responses vendor (POST /v1/responses): the response object and its stream events as OpenAI documents them
 // (response.created, response.in_progress, output_item.added, content_part.added, output_text.delta …,
 // function_call_arguments.delta …, output_item.done, response.completed with usage). Directives as for chat:
-// `[sim chunks=N]`, `[sim tool_call=NAME]` (a function, a custom tool answered with `input`, or a namespace's member),
+// `[sim chunks=N]`, `[sim tool_call=NAME tool_args=BASE64URL-JSON]` (a function, a custom tool answered with `input`, or a namespace's member),
 // `[sim status=N]`, `[sim interval_ms=N]`, `[sim cut_after=N]`.
 import { playSteps, type Step } from './stream-steps.js';
-import { type Directives, intDirective, parseDirectives } from './directives.js';
+import { type Directives, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import { type Ctx, type Route, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError } from './http.js';
 
 type Obj = Record<string, unknown>;
@@ -12,8 +12,6 @@ interface Tool { type: string; name?: string; tools?: Tool[] }
 // The call the model makes: a function (maybe inside a namespace) or a custom (freeform) tool.
 interface Call { kind: 'function' | 'custom'; name: string; namespace?: string }
 
-// Fixed fragments so a call's output_tokens is a known constant (5), as the chat simulator's.
-const ARG_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
 
 export const openaiResponses: Route = { method: 'POST', path: '/v1/responses', handle };
 
@@ -77,7 +75,7 @@ interface Plan { call?: Call & { id: string; callId: string }; pieces: string[];
 function planReply(body: Obj, d: Directives): Plan {
   const base = { msgId: randomId('msg_', 32), input: inputTokens(body) };
   const call = d.tool_call && !answered(body.input) && body.tool_choice !== 'none' ? findTool(body.tools, d.tool_call) : undefined;
-  if (call) return { ...base, call: { ...call, id: randomId('fc_', 32), callId: randomId('call_') }, pieces: call.kind === 'custom' ? ['echo ', 'Paris'] : ARG_FRAGMENTS };
+  if (call) return { ...base, call: { ...call, id: randomId('fc_', 32), callId: randomId('call_') }, pieces: call.kind === 'custom' ? ['echo ', 'Paris'] : toolArgFragments(d) };
   const n = intDirective(d, 'chunks', 5);
   const cap = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined;
   return { ...base, pieces: Array.from({ length: cap !== undefined ? Math.min(n, cap) : n }, (_, i) => `tok${i + 1} `) };
