@@ -34,7 +34,16 @@ export const ARG_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
  */
 export function toolArgFragments(d: Directives): string[] {
   const args = d.tool_args ? Buffer.from(d.tool_args, 'base64url').toString('utf8') : undefined;
-  if (!args) return ARG_FRAGMENTS;
+  if (!args || !isJsonObject(args)) return ARG_FRAGMENTS;
   const size = Math.ceil(args.length / 5);
   return Array.from({ length: 5 }, (_, i) => args.slice(i * size, (i + 1) * size));
+}
+
+function isJsonObject(s: string): boolean {
+  try {
+    const v: unknown = JSON.parse(s);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }

@@ -66,8 +66,10 @@ const upstream = (path: string) => stack.sim.control.requests().filter((r) => r.
 for (const target of [
   { name: 'a chat-only vendor (compat-chat, translated)', model: 'compat-chat', native: false },
   { name: 'an OpenAI model (gpt-4o-mini on sim_openai, passed through)', model: 'gpt-4o-mini', native: true },
+  { name: 'a Messages vendor (claude-sonnet-4-5 on sim_anthropic, translated twice)', model: 'claude-sonnet-4-5', native: false, messages: true },
 ]) {
-  const tag = target.native ? 'native' : 'translated';
+  const tag = target.native ? 'native' : target.messages ? 'messages' : 'translated';
+  const vendorPath = target.messages ? '/v1/messages' : '/v1/chat/completions';
 
   test(`Codex CLI on ${target.name}: one plain turn`, { skip }, async () => {
     stack.sim.control.clear();
@@ -79,11 +81,12 @@ for (const target of [
     assert.deepEqual([first.store, first.include], [false, ['reasoning.encrypted_content']]);
     if (target.native) {
       assert.deepEqual(upstream('/v1/responses').at(-1)!.body, first, 'OpenAI got what Codex sent');
-      assert.equal(upstream('/v1/chat/completions').length, 0);
+      assert.equal(upstream('/v1/chat/completions').length + upstream('/v1/messages').length, 0);
     } else {
-      const chat = upstream('/v1/chat/completions').at(-1)!.body as any;
-      assert.ok(chat.tools.every((t: any) => t.type === 'function'));
-      assert.ok(chat.tools.some((t: any) => t.function.name.startsWith('multi_agent_v1__')), 'namespace members flattened');
+      const sentOn = upstream(vendorPath).at(-1)!.body as any;
+      const names = target.messages ? sentOn.tools.map((t: any) => t.name) : sentOn.tools.map((t: any) => t.type === 'function' && t.function.name);
+      assert.ok(names.includes('exec_command') && names.every(Boolean), JSON.stringify(names));
+      assert.ok(names.some((n: string) => n.startsWith('multi_agent_v1__')), 'namespace members flattened');
       const logged = stack.logs().filter((l) => l.msg === 'request' && l.route === 'responses').at(-1)!;
       assert.deepEqual(logged.dropped_tools, ['web_search']);
     }
@@ -104,9 +107,13 @@ for (const target of [
     assert.match(String(output.output), /remember the milk/, 'Codex ran the command');
     assert.match(out, /^tok1 tok2 tok3 tok4 tok5$/, 'a final answer after the tool');
     if (!target.native) {
-      const chat = upstream('/v1/chat/completions').at(-1)!.body as any;
-      const tail = chat.messages.slice(-2);
-      assert.deepEqual([tail[0].role, tail[0].tool_calls?.[0].function.name, tail[1].role, tail[1].tool_call_id], ['assistant', 'exec_command', 'tool', call.call_id]);
+      const tail = (upstream(vendorPath).at(-1)!.body as any).messages.slice(-2);
+      if (target.messages) {
+        assert.deepEqual([tail[0].role, tail[0].content.at(-1).type, tail[0].content.at(-1).name], ['assistant', 'tool_use', 'exec_command']);
+        assert.deepEqual([tail[1].role, tail[1].content[0].type, tail[1].content[0].tool_use_id], ['user', 'tool_result', call.call_id]);
+      } else {
+        assert.deepEqual([tail[0].role, tail[0].tool_calls?.[0].function.name, tail[1].role, tail[1].tool_call_id], ['assistant', 'exec_command', 'tool', call.call_id]);
+      }
     }
     keepGolden('codex', `${tag}.tool-round-trip`, goldenBody(second));
   });
