@@ -393,6 +393,12 @@ test('translated: a namespace member\'s call comes back with its namespace and n
   assert.equal(r.status, 200, r.text);
   const call = r.json.output[0];
   assert.deepEqual([call.type, call.namespace, call.name, JSON.parse(call.arguments)], ['function_call', 'ns', 'inner', { location: 'Paris' }]);
+  const ns = await fetch(`${stack.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true, input: 'go [sim tool_call=ns__inner]' }) });
+  const nsEvents = (await ns.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+  const items = nsEvents.filter((e) => e.type === 'response.output_item.added' || e.type === 'response.output_item.done').map((e) => [e.item.type, e.item.namespace, e.item.name]);
+  assert.deepEqual(items, [['function_call', 'ns', 'inner'], ['function_call', 'ns', 'inner']]);
+  assert.equal(nsEvents.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => e.delta).join(''), '{"location":"Paris"}');
 
   const s = await fetch(`${stack.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ ...body, stream: true, input: 'go [sim tool_call=apply_patch]' }) });
