@@ -429,3 +429,19 @@ test('translated: a namespace member\'s call comes back with its namespace and n
     { role: 'tool', tool_call_id: 'call_n', content: 'ok' },
   ]);
 });
+
+test('a conversation kept from another vendor continues on OpenAI translated (OpenAI does not know its ids); one OpenAI made continues untouched', async () => {
+  const first = await ai.responses.create({ model: 'compat-chat', input: 'one [sim chunks=1]' });
+  const second = await ai.responses.create({ model: 'gpt-4o-mini', input: 'two [sim chunks=1]', previous_response_id: first.id });
+  assert.equal(second.output_text, 'tok1 ');
+  assert.equal(nativeUpstream().length, 0, 'not sent untouched: OpenAI would not find the id');
+  assert.deepEqual(lastUpstream().messages, [{ role: 'user', content: 'one [sim chunks=1]' }, { role: 'assistant', content: 'tok1 ' }, { role: 'user', content: 'two [sim chunks=1]' }]);
+  assert.equal(lastUpstream().model, 'gpt-4o-mini');
+  await ai.responses.create({ model: 'gpt-4o-mini', input: 'more [sim chunks=1]', previous_response_id: second.id });
+  assert.equal(nativeUpstream().length, 0, 'a chain begun elsewhere stays translated');
+  const third = await ai.responses.create({ model: 'gpt-4o-mini', input: 'three [sim chunks=1]' });
+  assert.equal(nativeUpstream().length, 1);
+  const fourth = await ai.responses.create({ model: 'gpt-4o-mini', input: 'four [sim chunks=1]', previous_response_id: third.id });
+  assert.equal(fourth.status, 'completed');
+  assert.deepEqual((nativeUpstream().at(-1)!.body as any).previous_response_id, third.id, 'OpenAI continues its own answer by id');
+});

@@ -69,10 +69,15 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
   throw exhausted(last, cands.length);
 }
 
-/** The channel's operation for this request: one that takes the client's dialect as it is, else the route's own. */
+/**
+ * The channel's operation for this request: one that takes the client's dialect as it is, else the route's own. A
+ * request continuing a kept answer passes untouched only to the channel whose vendor made it (another vendor does not
+ * know its id): elsewhere it is translated from the kept conversation.
+ */
 function operationFor(channel: CompiledChannel, p: Priced): CompiledOperation {
-  const own = p.route.dialect && channel.standIns.get(p.route.operation)?.find((o) => o.dialect === p.route.dialect && (!o.models || o.models.has(p.model)));
-  return own || channel.operations.get(p.route.operation)!;
+  const base = channel.operations.get(p.route.operation)!;
+  if (!p.route.dialect || (p.previous && p.previous.kept_by !== channel.id)) return base;
+  return channel.standIns.get(p.route.operation)?.find((o) => o.dialect === p.route.dialect && (!o.models || o.models.has(p.model))) ?? base;
 }
 
 /** The channel was never called: a body its transform cannot map is the client's fault, not the channel's. */

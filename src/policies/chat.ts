@@ -37,7 +37,7 @@ interface Answered { usage?: Usage; delivered: number; result?: unknown; partial
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Usage | undefined> {
   const a = streaming(p) ? await answerStream(ex, p, sent) : await answerJson(ex, p, sent);
-  if (a.result !== undefined) await remember(ex, p, a.result);
+  if (a.result !== undefined) await remember(ex, p, a.result, native(p, sent) ? sent.channel.id : undefined);
   return billedUsage(ex, a, p.promptTokens);
 }
 
