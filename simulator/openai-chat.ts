@@ -1,6 +1,6 @@
 // OpenAI Chat Completions vendor: auth, validation, directives, and JSON/SSE replies shaped like api.openai.com.
 import { playSteps, type Step } from './stream-steps.js';
-import { type Directives, flagDirective, intDirective, parseDirectives } from './directives.js';
+import { type Directives, flagDirective, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import {
   type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError, write,
 } from './http.js';
@@ -38,8 +38,6 @@ interface Plan {
 
 
 const PART_TYPES = ['text', 'image_url', 'input_audio', 'refusal', 'audio', 'file', 'video_url'];
-// Fixed fragments so tool-call completion_tokens is a known constant (5).
-const ARG_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
 const DONE = 'data: [DONE]\n\n';
 const STREAM_ERROR = errorBody('upstream exploded', 'server_error', null, 'server_error');
 
@@ -158,13 +156,11 @@ function usageOf(prompt: number, completion: number) {
 
 function planReply(body: ChatRequest, d: Directives): Plan {
   const prompt = promptTokens(body.messages);
-  // A tool result last means the call was answered: reply with text, as a model would (and as the Messages
-  // simulator does, whose directive is read from the last user text, gone once a tool_result is the last turn).
-  // Without this an agent that keeps the steered prompt in its history would loop on the tool forever.
+  // A tool's result last means the model already called it: it answers in text (an agent's round trip ends).
   const toolName = body.messages.at(-1)?.role === 'tool' ? undefined : d.tool_call;
   if (toolName && Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') {
     const tool = { id: randomId('call_'), name: toolName };
-    const pieces = argFragments(d.tool_arg);
+    const pieces = toolArgFragments(d);
     return { tool, pieces, finish: 'tool_calls', usage: usageOf(prompt, pieces.length) };
   }
   const wanted = intDirective(d, 'chunks', 5);
@@ -173,14 +169,6 @@ function planReply(body: ChatRequest, d: Directives): Plan {
   const n = capped ? Math.max(0, cap) : wanted;
   const pieces = Array.from({ length: n }, (_, i) => `tok${i + 1} `);
   return { pieces, finish: capped ? 'length' : 'stop', usage: usageOf(prompt, n) };
-}
-
-/** `tool_arg=KEY:VALUE` names the one argument (an agent's own tool needs its own key); still 5 fragments. */
-function argFragments(arg: string | undefined): string[] {
-  const colon = arg?.indexOf(':') ?? -1;
-  if (!arg || colon < 1) return ARG_FRAGMENTS;
-  const quoted = (v: string) => JSON.stringify(v).slice(1, -1);
-  return ['{"', quoted(arg.slice(0, colon)), '":"', quoted(arg.slice(colon + 1)), '"}'];
 }
 
 function envelope(model: string) {

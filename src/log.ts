@@ -1,4 +1,5 @@
 // Structured logs with pino: one JSON line per request, written in blocks, every line through the redactor.
+import { droppedFields } from './policies/dropped.js';
 import { pino, type Logger } from 'pino';
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from './pipeline/context.js';
@@ -123,6 +124,7 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     charged: ctx.charged,
     uncharged: ctx.uncharged,
     aborted: !res.writableFinished || undefined,
+    ...droppedFields(ctx),
     msg: 'request',
   };
   write(`${JSON.stringify(line)}\n`);

@@ -46,6 +46,7 @@ const broken: Broken[] = [
   { dir: 'invalid-operation-models', file: 'channels.yaml', path: '/channels/0/operations/embeddings/models/0', line: 15, message: '"text-embedding-3-small" is not in this channel\'s models' },
   { dir: 'invalid-task-source', file: 'routes.yaml', path: '/routes/0/task/source', line: 8, message: '`source` must name a path parameter of a submit route (no {id} in /v1/videos/remix)' },
   { dir: 'invalid-operation', file: 'routes.yaml', path: '/routes/1', line: 7, message: 'no channel implements operation "embeddings"' },
+  { dir: 'invalid-instead-of', file: 'channels.yaml', path: '/channels/0/operations/responses/instead_of', line: 14, message: '"chat_complete" is not an operation of this channel' },
 ];
 
 describe('shipped config', () => {

@@ -64,8 +64,15 @@ test('OpenAI: chat (stream and not), Responses, embeddings, through the official
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
   assert.equal(text, 'tok1 tok2 tok3 tok4 ');
-  const response = await ai.responses.create({ model: 'gpt-6.2-sol', input: 'say it [sim chunks=2]' });
+  // Responses clients reach OpenAI natively: the body as sent, OpenAI's answer as made, streamed or not.
+  const body = { model: 'gpt-6.2-sol', input: 'say it [sim chunks=2]', store: false, include: ['reasoning.encrypted_content' as const], tools: [{ type: 'web_search' as const }] };
+  const response = await ai.responses.create(body);
   assert.equal(response.output_text, 'tok1 tok2 ');
+  assert.deepEqual(lastUpstream('/v1/responses').body, body);
+  assert.equal(lastUpstream('/v1/responses').headers.authorization, 'Bearer sim-key');
+  let streamed = '';
+  for await (const e of await ai.responses.create({ ...body, stream: true })) if (e.type === 'response.output_text.delta') streamed += e.delta;
+  assert.equal(streamed, 'tok1 tok2 ');
   const emb = await ai.embeddings.create({ model: 'text-embedding-3-small', input: ['a fox', 'a hound'] });
   assert.equal(emb.data.length, 2);
   assert.equal(lastUpstream('/v1/chat/completions').headers.authorization, 'Bearer sim-key', 'OPENAI_API_KEY as a Bearer token');

@@ -23,8 +23,9 @@ const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 const lanes: Lane[] = [
   { name: 'chat, untranslated', path: '/v1/chat/completions', endMarker: '[DONE]',
     body: json({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
+  // compat-chat: a chat-only vendor (OpenAI's own models take Responses clients natively, untranslated).
   { name: 'Responses client → OpenAI-format channel', path: '/v1/responses', endMarker: 'response.completed',
-    body: json({ model: 'gpt-4o-mini', stream: true, input: `Count for me. ${pace}` }) },
+    body: json({ model: 'compat-chat', stream: true, input: `Count for me. ${pace}` }) },
   { name: 'Messages client → OpenAI-format channel', path: '/v1/messages', endMarker: 'message_stop',
     body: json({ model: 'gpt-4o-mini', stream: true, max_tokens: 256, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
   { name: 'chat client → Messages-format vendor', path: '/v1/chat/completions', endMarker: '[DONE]',

@@ -11,6 +11,7 @@ import { upgradeConfig } from './upgrade.js';
 import { priceInputRules } from './price-input-rules.js';
 import { probeRules } from './probe-rules.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
+import { insteadOfRules } from './instead-of-rules.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
 import { extendsOf, mergeVendors, readVendorFiles } from './vendor-files.js';
 import { mergeDialects, readDialectFiles } from './dialect-files.js';
@@ -229,10 +230,12 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
       (op.models ?? []).forEach((m, j) => {
         if (!ch.models?.includes(m)) chanAt('error', `${p}/operations/${name}/models/${j}`, `"${m}" is not in this channel's models`);
       });
+      if (op.instead_of) insteadOfRules(op, ch.operations ?? {}, `${p}/operations/${name}`, chanAt);
       if (!op.dialect) continue;
       const at = `${p}/operations/${name}/dialect`;
       if (!routes.dialects?.[op.dialect]) chanAt('error', at, `unknown dialect "${op.dialect}": not in routes.yaml \`dialects\`, and no file dialects/${op.dialect}.yaml`);
-      else if (!routes.dialects[op.dialect].vendor) chanAt('error', at, `dialect "${op.dialect}" has no \`vendor\` side`);
+      // A stand-in only ever carries its own dialect's clients, untouched: it needs no vendor side.
+      else if (!routes.dialects[op.dialect].vendor && !op.instead_of) chanAt('error', at, `dialect "${op.dialect}" has no \`vendor\` side`);
       if (op.request || op.response || op.chunk) chanAt('error', at, 'an operation with a dialect takes its transforms from the dialect (remove request, response and chunk)');
     }
   });

@@ -121,9 +121,13 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
       reconcile: op.reconcile && { method: op.reconcile.method ?? 'GET', path: op.reconcile.path, pathExpr: t(op.reconcile.path_expr), response: t(op.reconcile.response)! },
       dialect: op.dialect ? dialects.get(op.dialect) : undefined,
+      insteadOf: op.instead_of,
       cancel: op.cancel, delete: op.delete,
     });
   }
+  // A stand-in answers its dialect's clients for the operation it replaces (looked up per attempt, so kept by that name).
+  const standIns = new Map<string, CompiledOperation[]>();
+  for (const op of operations.values()) if (op.insteadOf) standIns.set(op.insteadOf, [...standIns.get(op.insteadOf) ?? [], op]);
   // Pooled keep-alive connections per channel: the hot path never pays a new handshake.
   const agentOpts = { keepAlive: true, maxSockets: c.max_connections ?? Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
   return {
@@ -139,6 +143,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
     weight: c.weight ?? 1,
     timeouts: { ...defaultTimeouts, ...c.timeouts },
     operations,
+    standIns,
     agent: baseUrl.protocol === 'https:' ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts),
     privateNetwork: c.private_network === true || allowPrivate,
     probe: c.probe && compileProbe(c.probe, transformMs),

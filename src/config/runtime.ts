@@ -64,6 +64,8 @@ export interface CompiledDialect {
   usage?: CompiledUsagePaths;
   /** Event names that end a stream cleanly. */
   streamEnd: Set<string>;
+  /** The events of an untouched stream that carry the whole answer, and where in their data. */
+  streamResult?: { events: Set<string>; at: string[] };
 }
 
 export interface CompiledConversationStore {
@@ -124,6 +126,8 @@ export interface CompiledOperation {
   reconcile?: CompiledReconcile;
   /** The dialect the vendor speaks (absent: the unified format). */
   dialect?: CompiledDialect;
+  /** The operation this one stands in for when the client speaks its dialect (bytes untouched). */
+  insteadOf?: string;
   cancel?: TaskCall;
   delete?: TaskCall;
 }
@@ -141,6 +145,8 @@ export interface CompiledChannel {
   weight: number;
   timeouts: Required<Timeouts>;
   operations: Map<string, CompiledOperation>;
+  /** Operations that stand in for another (by its name) for the clients of their dialect. */
+  standIns: Map<string, CompiledOperation[]>;
   agent: HttpAgent;
   /** The vendor lives on a network the operator trusts: its result URLs may point to private addresses. */
   privateNetwork: boolean;

@@ -29,6 +29,8 @@ export interface RequestContext {
   clamped?: string;
   /** Why the gateway refused or cut the request, with the setting that changes it (GatewayError.reason). */
   reason?: string;
+  /** What a translation left out, by kind (`_dropped` of a dialect's request transform): the access line's `dropped_<kind>`. */
+  dropped?: Record<string, string[]>;
   outcome?: string; // how a stream ended: done, client_gone, upstream_cut, upstream_error, idle_timeout
   /** Time spent waiting on upstreams (attempts up to their headers, non-streamed bodies), in ms. */
   upstreamMs: number;
@@ -61,7 +63,7 @@ export function newContext(method: string, url: string): RequestContext {
   return {
     id: newRequestId(), started: performance.now(), method, url, route: undefined, params: {}, token: undefined, model: undefined,
     channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, charged: undefined,
-    uncharged: undefined, errorCode: undefined, clamped: undefined, reason: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
+    uncharged: undefined, errorCode: undefined, clamped: undefined, reason: undefined, dropped: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
     logStatus: undefined, slot: -1,
   };
 }

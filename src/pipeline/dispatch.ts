@@ -40,7 +40,7 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
   let last: Last = {};
   for (const channel of cands) {
     if (ctx.abort.signal.aborted) throw new GatewayError('upstream_error', 'client closed the connection');
-    const op = channel.operations.get(p.route.operation)!;
+    const op = operationFor(channel, p);
     const upstreamModel = channel.modelMap[p.model] ?? p.model;
     ctx.channel = channel.id;
     const call = await mapped(channel.id, () => build(ex, p, { channel, op, upstreamModel, hold }));
@@ -67,6 +67,17 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
     }
   }
   throw exhausted(last, cands.length);
+}
+
+/**
+ * The channel's operation for this request: one that takes the client's dialect as it is, else the route's own. A
+ * request continuing a kept answer passes untouched only to the channel whose vendor made it (another vendor does not
+ * know its id): elsewhere it is translated from the kept conversation.
+ */
+function operationFor(channel: CompiledChannel, p: Priced): CompiledOperation {
+  const base = channel.operations.get(p.route.operation)!;
+  if (!p.route.dialect || (p.previous && p.previous.kept_by !== channel.id)) return base;
+  return channel.standIns.get(p.route.operation)?.find((o) => o.dialect === p.route.dialect && (!o.models || o.models.has(p.model))) ?? base;
 }
 
 /** The channel was never called: a body its transform cannot map is the client's fault, not the channel's. */

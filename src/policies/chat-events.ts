@@ -3,10 +3,13 @@
 // streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
 import type { Usage } from '../pipeline/context.js';
-import { readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js';
+import { dig, readUsage } from '../transform/usage-paths.js';
+import type { CompiledDialect } from '../config/runtime.js';
 
 export interface ChatStreamState {
   usage?: Usage; done: boolean; dataEvents: number; sawError: boolean;
+  /** The whole answer an untouched stream carried (its dialect's `stream_result`), kept by routes with `store`. */
+  result?: unknown;
   /** A finish chunk waiting for the usage chunk that follows it (client asked for usage). */
   held?: Record<string, unknown>;
 }
@@ -33,13 +36,18 @@ export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean
  * Handler for a client and vendor that speak the same (non-unified) dialect: the events pass as they came; only those
  * its `usage` names are parsed, for billing.
  */
-export function sameDialectHandler(state: ChatStreamState, usage: CompiledUsagePaths | undefined, end: Set<string>) {
+export function sameDialectHandler(state: ChatStreamState, d: Pick<CompiledDialect, 'usage' | 'streamEnd' | 'streamResult'>) {
+  const { usage, streamEnd: end, streamResult } = d;
   return (ev: SseEvent): string => {
     if (ev.name && end.has(ev.name)) state.done = true;
     if (ev.data !== undefined) {
       state.dataEvents++;
       if (ev.name === 'error') state.sawError = true;
-      if (usage && ev.name && usage.events.has(ev.name)) state.usage = readUsage(usage, parseOrNull(ev.data), state.usage);
+      const forUsage = ev.name !== undefined && usage?.events.has(ev.name);
+      const forResult = ev.name !== undefined && streamResult?.events.has(ev.name);
+      const parsed = forUsage || forResult ? parseOrNull(ev.data) : undefined;
+      if (forUsage) state.usage = readUsage(usage!, parsed, state.usage);
+      if (forResult) state.result = dig(parsed, streamResult!.at);
     }
     return `${ev.raw}\n\n`;
   };

@@ -37,7 +37,7 @@ interface Answered { usage?: Usage; delivered: number; result?: unknown; partial
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Usage | undefined> {
   const a = streaming(p) ? await answerStream(ex, p, sent) : await answerJson(ex, p, sent);
-  if (a.result !== undefined) await remember(ex, p, a.result);
+  if (a.result !== undefined) await remember(ex, p, a.result, native(p, sent) ? sent.channel.id : undefined);
   return billedUsage(ex, a, p.promptTokens);
 }
 
@@ -94,7 +94,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   res.once('close', () => streamsInFlight.dec());
   const dialect = p.route.dialect;
   const onEvent = translated?.onEvent
-    ?? (dialect ? sameDialectHandler(state, dialect.usage, dialect.streamEnd) : unifiedHandler(state, clientWantsUsage(p.body)));
+    ?? (dialect ? sameDialectHandler(state, dialect) : unifiedHandler(state, clientWantsUsage(p.body)));
   const end = await relaySse(sent.response, res, {
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, signal: ctx.abort.signal,
   });
@@ -102,7 +102,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   ctx.reason = streamReason(end, p, sent) ?? ctx.reason;
   // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
   const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
-  return { usage: state.usage, delivered: state.dataEvents, result: translated?.result, partial };
+  return { usage: state.usage, delivered: state.dataEvents, result: translated ? translated.result : state.done ? state.result : undefined, partial };
 }
 
 function translatedStream(p: Priced, sent: Sent, state: ChatStreamState): TranslatedStream {

@@ -19,7 +19,7 @@ export function readUsage(paths: CompiledUsagePaths, answer: unknown, before?: U
   return { prompt_tokens: prompt ?? before?.prompt_tokens ?? 0, completion_tokens: completion ?? before?.completion_tokens ?? 0 };
 }
 
-function dig(v: unknown, path: string[]): unknown {
+export function dig(v: unknown, path: string[]): unknown {
   let node = v;
   for (const k of path) {
     if (!node || typeof node !== 'object') return undefined;

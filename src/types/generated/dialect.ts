@@ -26,6 +26,16 @@ export interface DialectFile {
    * @minItems 1
    */
   stream_end?: [string, ...string[]];
+  /**
+   * Where an untouched stream of this dialect carries the whole answer (for routes with `store`, which keep it): the events and the dotted path in their data.
+   */
+  stream_result?: {
+    /**
+     * @minItems 1
+     */
+    events: [string, ...string[]];
+    at: string;
+  };
 }
 /**
  * The client side: requests in this dialect become unified requests, unified answers become this dialect's.

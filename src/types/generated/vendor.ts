@@ -49,6 +49,10 @@ export type Operation = {
    * The dialect the vendor speaks for this operation (a key of routes.yaml `dialects`, with a `vendor` side); absent: the unified format. Such an operation takes its transforms from the dialect.
    */
   dialect?: string;
+  /**
+   * Another operation of this channel that this one stands in for when the route's clients speak this operation's `dialect`: their bytes then pass untouched to this path (usage read by the dialect's `usage`), while every other client goes through the named operation, translated. Such an operation needs only the dialect's client side; it serves the models of the one it stands in for (or its own `models`, a subset).
+   */
+  instead_of?: string;
   cancel?: Cancel;
   delete?: Delete;
 };
