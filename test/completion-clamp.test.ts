@@ -85,11 +85,16 @@ test('a limit at or under the maximum passes unchanged and without a header', as
   assert.equal((lastUpstream(stack).body as { max_tokens: number }).max_tokens, 100);
 });
 
-test('Responses client: max_output_tokens 32000 becomes the chat vendor\'s max_completion_tokens 16384', async () => {
-  const { data, response } = await ai.responses.create({ model: 'gpt-4o-mini', input: 'hi [sim chunks=2]', max_output_tokens: 32000 }).withResponse();
+test('Responses client: max_output_tokens 32000 becomes the chat vendor\'s max_completion_tokens 16384, and 16384 on a native Responses vendor', async () => {
+  const { data, response } = await ai.responses.create({ model: 'compat-chat', input: 'hi [sim chunks=2]', max_output_tokens: 32000 }).withResponse();
   assert.equal(data.status, 'completed');
   assert.equal(response.headers.get('x-switchyard-clamped'), 'max_output_tokens=32000;to=16384');
   assert.equal((lastUpstream(stack).body as { max_completion_tokens: number }).max_completion_tokens, 16384);
+  const native = await ai.responses.create({ model: 'gpt-4o-mini', input: 'hi [sim chunks=2]', max_output_tokens: 32000 }).withResponse();
+  assert.equal(native.response.headers.get('x-switchyard-clamped'), 'max_output_tokens=32000;to=16384');
+  const up = lastUpstream(stack);
+  assert.equal(up.path, '/v1/responses');
+  assert.equal((up.body as { max_output_tokens: number }).max_output_tokens, 16384, 'the untouched body was rewritten for the limit only');
 });
 
 test('Messages client: max_tokens above the model is clamped, on a translated and on an untouched (Messages) vendor', async () => {
