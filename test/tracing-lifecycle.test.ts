@@ -1,0 +1,95 @@
+// OpenTelemetry beyond one request: a task's polls are spans of their own linked to its submit, also when another
+// gateway process (here: the restarted one) polls it; the default protobuf encoding at a traces endpoint of its own,
+// flushed on a graceful stop; and with no endpoint set, no tracing at all (no header reaches the vendor).
+import { test as nodeTest } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { startStack, eventually } from './helpers/stack.js';
+import { startOtlpReceiver, SpanKind } from './helpers/otlp-receiver.js';
+import { fastTasks, call, waitFinal } from './helpers/video.js';
+
+const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 30_000 }, fn);
+const hex = (n: number) => randomBytes(n).toString('hex');
+
+test('a task poll is a span of its own, linked to the submit, though another process polls it', async () => {
+  const receiver = await startOtlpReceiver();
+  const stack = await startStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '20' } });
+  try {
+    const { key } = await stack.token();
+    const traceId = hex(16);
+    const sub = await call(stack, key, 'POST', '/v1/videos', { model: 'sora-2', prompt: 'traced [sim polls=1]', seconds: '4' }, { traceparent: `00-${traceId}-${hex(8)}-01` });
+    assert.equal(sub.status, 200, sub.text);
+    // The submitting process stops before the task's first poll is due; the next one polls it from the store.
+    await stack.restartGateway();
+    fastTasks(stack);
+    await waitFinal(stack, key, `/v1/videos/${sub.json.id}`);
+
+    let submit: ReturnType<typeof receiver.spans>[number] | undefined;
+    await eventually(async () => {
+      await stack.gw.gateway.tracing!.flush();
+      submit = receiver.spans().find((s) => s.traceId === traceId && s.kind === SpanKind.CLIENT);
+      return submit !== undefined && receiver.spans().some((s) => s.links.some((l) => l.spanId === submit!.spanId));
+    }, 5000);
+    assert.equal(submit!.attributes['gen_ai.request.model'], 'sora-2');
+    assert.equal(submit!.attributes['gen_ai.operation.name'], 'generate_content');
+    const polls = receiver.spans().filter((s) => s.links.some((l) => l.spanId === submit!.spanId));
+    for (const poll of polls) {
+      assert.match(poll.name, /^task poll /);
+      assert.equal(poll.kind, SpanKind.CLIENT);
+      assert.equal(poll.parentSpanId, undefined, 'a root span of its own');
+      assert.notEqual(poll.traceId, traceId);
+      assert.deepEqual(poll.links[0], { traceId, spanId: submit!.spanId, attributes: { 'switchyard.task.id': sub.json.id } });
+      assert.equal(poll.attributes['switchyard.task.id'], sub.json.id);
+      assert.equal(poll.attributes['http.response.status_code'], 200);
+      assert.ok(poll.end > 0n);
+    }
+    const sentPolls = stack.sim.control.requests().filter((r) => r.method === 'GET' && r.path.includes('/v1/videos/'));
+    assert.ok(sentPolls.length >= 1);
+    for (const r of sentPolls) {
+      const [, trace, span] = String(r.headers.traceparent).split('-');
+      assert.ok(polls.some((p) => p.traceId === trace && p.spanId === span), `a poll request carries its poll span: ${r.headers.traceparent}`);
+    }
+  } finally {
+    await stack.close();
+    await receiver.close();
+  }
+});
+
+test('the default protobuf encoding, at a traces endpoint of its own, is flushed by a graceful stop', async () => {
+  const receiver = await startOtlpReceiver();
+  const stack = await startStack({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/custom/traces`, OTEL_BSP_SCHEDULE_DELAY: '600000' } });
+  try {
+    const { key, id } = await stack.token();
+    const r = await call(stack, key, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(receiver.exports().length, 0, 'batched: nothing exported yet');
+    const t0 = Date.now();
+    await stack.gw.shutdown(1000);
+    assert.ok(Date.now() - t0 < 3000);
+    const [sent] = receiver.exports();
+    assert.equal(sent?.path, '/custom/traces');
+    assert.equal(sent.contentType, 'application/x-protobuf');
+    const raw = sent.body.toString('latin1');
+    for (const s of ['POST /v1/chat/completions', 'authenticate', 'dispatch', 'gen_ai.request.model', 'gen_ai.usage.output_tokens', id]) assert.ok(raw.includes(s), s);
+    assert.ok(!raw.includes(key) && !raw.includes('sim-key'));
+  } finally {
+    await stack.sim.close();
+    await receiver.close();
+  }
+});
+
+test('unset, nothing traces: no tracer, and no trace context reaches the vendor', async () => {
+  const env = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith('OTEL_')).map((k) => [k, '']));
+  const stack = await startStack({ env });
+  try {
+    assert.equal(stack.gw.gateway.tracing, undefined);
+    const { key } = await stack.token();
+    const r = await call(stack, key, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { traceparent: `00-${hex(16)}-${hex(8)}-01` });
+    assert.equal(r.status, 200);
+    const [sent] = stack.sim.control.requests();
+    assert.equal(sent.headers.traceparent, undefined);
+    assert.equal(sent.headers.tracestate, undefined);
+  } finally {
+    await stack.close();
+  }
+});
