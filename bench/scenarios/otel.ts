@@ -1,0 +1,105 @@
+// `--otel`: what tracing costs. Two extra gateways on the same footing (unpinned, one process each, same store,
+// config and key), one without OpenTelemetry variables and one exporting every request's spans (the default
+// parentbased_always_on sampler, OTLP/HTTP protobuf) to a local receiver in this process; non-streaming chat, closed
+// loop at 1 and 64 connections, runs interleaved off/on. Reports CPU per request and latency off vs on.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closedLoop, type ClosedLoopResult } from '../closed-loop.js';
+import { chatBody, type BenchContext, type Row, type Scenario, type Section, type Target } from '../scenario.js';
+import { cpuSeconds } from '../proc-stats.js';
+import { fmt, fmtInt, median, percentiles } from '../stats.js';
+
+const levels = [1, 64] as const;
+
+interface Measured { rps: number; cpuUs: number; p50: number; p99: number; failed: number }
+
+/** An OTLP/HTTP endpoint that accepts and counts exports (answers an empty ExportTraceServiceResponse). */
+async function countingReceiver() {
+  const seen = { exports: 0, bytes: 0 };
+  const server = createServer((req, res) => {
+    req.on('data', (c: Buffer) => { seen.bytes += c.length; });
+    req.on('end', () => { seen.exports++; res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(); });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, seen, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
+
+export const otelScenario: Scenario = {
+  name: 'otel',
+  quick: false,
+  async run(ctx: BenchContext): Promise<Section> {
+    const seconds = ctx.mode === 'full' ? 5 : 3;
+    const body = chatBody();
+    const receiver = await countingReceiver();
+    const single = { SWITCHYARD_WORKERS: '1' };
+    const off = await ctx.extraGateway('gateway-otel-off', { ...single, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' });
+    const on = await ctx.extraGateway('gateway-otel-on', { ...single, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'switchyard-bench' });
+    const runs: Record<'off' | 'on', Record<number, Measured>[]> = { off: [], on: [] };
+    let requestsOn = 0;
+    try {
+      const load = async (g: { url: string; pid: number }, connections: number, secs: number): Promise<Measured> => {
+        const target: Target = { name: 'gateway', url: g.url, key: ctx.gateway.key };
+        const r = await closedLoop({ target, path: '/v1/chat/completions', body, connections, seconds: secs, signal: ctx.signal, watch: { proxy: () => cpuSeconds(g.pid) } });
+        return measure(r);
+      };
+      for (const g of [off, on]) await load(g, 64, 2); // warm-up: JIT, token cache, pools (and the SDK on `on`)
+      const exports0 = receiver.seen.exports;
+      for (let i = 0; i < ctx.runs && !ctx.signal.aborted; i++) {
+        for (const [name, g] of [['off', off], ['on', on]] as const) {
+          const out: Record<number, Measured> = {};
+          for (const c of levels) {
+            if (ctx.signal.aborted) break;
+            ctx.log(`otel: tracing ${name}, ${c} conn, run ${i + 1}/${ctx.runs}`);
+            out[c] = await load(g, c, seconds);
+            if (name === 'on') requestsOn += out[c].rps * seconds;
+          }
+          runs[name].push(out);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 6000)); // the batch processor's 5 s delay: the last spans arrive
+      return summarize(runs, receiver.seen.exports - exports0, receiver.seen.bytes, requestsOn, seconds);
+    } finally {
+      for (const g of [off, on]) {
+        ctx.childCpu?.(safeCpu(g.pid));
+        await g.stop();
+      }
+      await receiver.close();
+    }
+  },
+};
+
+function measure(r: ClosedLoopResult): Measured {
+  const [p50, p99] = percentiles(r.latencies, [50, 99]);
+  return { rps: r.rps, cpuUs: r.ok ? (r.cpu.proxy * 1e6) / r.ok : NaN, p50, p99, failed: r.non2xx + r.errors };
+}
+
+function summarize(runs: Record<'off' | 'on', Record<number, Measured>[]>, exports: number, bytes: number, requestsOn: number, seconds: number): Section {
+  const med = (k: 'off' | 'on', c: number, m: keyof Measured) => median(runs[k].map((r) => r[c]?.[m]).filter((v): v is number => Number.isFinite(v)));
+  const rows: Row[] = [];
+  const perRun: Record<string, number[]> = {};
+  for (const c of levels) {
+    const conns = `${c} conn${c > 1 ? 's' : ''}`;
+    const cpuOff = med('off', c, 'cpuUs');
+    const cpuOn = med('on', c, 'cpuUs');
+    rows.push({ metric: `CPU per request, ${conns} (tracing off → on)`, gateway: `${fmt(cpuOff, 0, ' µs')} → ${fmt(cpuOn, 0, ' µs')}`, delta: `${fmt(((cpuOn - cpuOff) / cpuOff) * 100, 1)} %` });
+    rows.push({ metric: `req/s, ${conns}`, gateway: `${fmtInt(med('off', c, 'rps'))} → ${fmtInt(med('on', c, 'rps'))}` });
+    rows.push({ metric: `latency p50 / p99, ${conns}`, gateway: `${fmt(med('off', c, 'p50'), 3)} / ${fmt(med('off', c, 'p99'), 3)} ms → ${fmt(med('on', c, 'p50'), 3)} / ${fmt(med('on', c, 'p99'), 3)} ms` });
+    perRun[`cpu µs/req off ${conns}`] = runs.off.map((r) => r[c]?.cpuUs ?? NaN);
+    perRun[`cpu µs/req on ${conns}`] = runs.on.map((r) => r[c]?.cpuUs ?? NaN);
+  }
+  const failed = [...runs.off, ...runs.on].reduce((n, r) => n + levels.reduce((m, c) => m + (r[c]?.failed ?? 0), 0), 0);
+  return {
+    title: 'Tracing (OpenTelemetry) off vs on: non-streaming chat',
+    rows,
+    perRun,
+    notes: [
+      `Two extra gateways, unpinned, one process each, runs of ${seconds} s interleaved (off, on); every request traced when on (parentbased_always_on), exported as OTLP/HTTP protobuf to a receiver in the bench process.`,
+      `The receiver got ${fmtInt(exports)} exports, ${fmt(bytes / 1024 / 1024, 1)} MB in all, about ${fmt(requestsOn > 0 ? bytes / requestsOn : NaN, 0)} bytes per traced request; ${fmtInt(failed)} non-2xx or failed requests.`,
+    ],
+  };
+}
+
+function safeCpu(pid: number): number {
+  try { return cpuSeconds(pid); } catch { return NaN; }
+}
