@@ -49,6 +49,26 @@ test('a task poll is a span of its own, linked to the submit, though another pro
       const [, trace, span] = String(r.headers.traceparent).split('-');
       assert.ok(polls.some((p) => p.traceId === trace && p.spanId === span), `a poll request carries its poll span: ${r.headers.traceparent}`);
     }
+
+    // The download reaches the vendor's content path as a client span of the download's own trace.
+    const downloadTrace = hex(16);
+    stack.sim.control.clear();
+    const content = await fetch(`${stack.url}/v1/videos/${sub.json.id}/content`, { headers: { authorization: `Bearer ${key}`, traceparent: `00-${downloadTrace}-${hex(8)}-01` } });
+    assert.equal(content.status, 200);
+    await content.arrayBuffer();
+    await eventually(async () => {
+      await stack.gw.gateway.tracing!.flush();
+      return receiver.spans().some((s) => s.traceId === downloadTrace && s.kind === SpanKind.SERVER);
+    }, 5000);
+    const spans = receiver.spans().filter((s) => s.traceId === downloadTrace);
+    const answer = spans.find((s) => s.name === 'answer')!;
+    const fetched = spans.find((s) => s.name === 'task content')!;
+    assert.equal(fetched.parentSpanId, answer.spanId);
+    assert.equal(fetched.kind, SpanKind.CLIENT);
+    assert.equal(fetched.attributes['http.response.status_code'], 200);
+    const [got] = stack.sim.control.requests();
+    assert.equal(got.headers.traceparent, `00-${downloadTrace}-${fetched.spanId}-01`);
+    assert.equal(spans.find((s) => s.kind === SpanKind.SERVER)!.attributes['http.route'], '/v1/videos/{id}/content');
   } finally {
     await stack.close();
     await receiver.close();

@@ -69,15 +69,16 @@ export class OtelRequestTrace implements RequestTrace {
     span.end();
   }
 
-  attempt(channel: CompiledChannel, target: Target, operation: string, model: string, n: number): AttemptTrace {
+  attempt(channel: CompiledChannel, target: Target, operation: string, model: string, n: number, call?: string): AttemptTrace {
     const op = genAiOperation(operation);
     const attributes: Attributes = {
       'gen_ai.operation.name': op, 'gen_ai.request.model': model, ...providerOf(channel), ...upstreamAttributes(channel),
       'http.request.method': httpMethod(target.method), 'url.full': fullUrl(target.url), 'switchyard.channel': channel.id,
     };
     if (n > 0) attributes['http.request.resend_count'] = n;
+    if (call) attributes['switchyard.call'] = call;
     const parent = this.current ? trace.setSpan(ROOT_CONTEXT, this.current) : this.parent;
-    const span = this.tracer.startSpan(`${op} ${model}`, { kind: SpanKind.CLIENT, attributes }, parent);
+    const span = this.tracer.startSpan(call ? `task ${call}` : `${op} ${model}`, { kind: SpanKind.CLIENT, attributes }, parent);
     Object.assign(target.headers, inject(span));
     return {
       answered: (response, final) => {

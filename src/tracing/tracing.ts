@@ -27,8 +27,11 @@ export interface PolledTask { id: string; upstream_model: string; trace?: Carrie
 /** One request's spans: the server span, a span per stage that runs, one client span per upstream attempt. */
 export interface RequestTrace {
   stage<T>(name: string, run: () => T): T;
-  /** A client span for one attempt on `channel`; puts its `traceparent` on the target's headers. */
-  attempt(channel: CompiledChannel, target: Target, operation: string, model: string, n: number): AttemptTrace;
+  /**
+   * A client span for one call to `channel` (the n-th attempt of a generation; or a task's `call`: content, relay,
+   * cancel, delete); puts its `traceparent` on the target's headers.
+   */
+  attempt(channel: CompiledChannel, target: Target, operation: string, model: string, n: number, call?: string): AttemptTrace;
   /** The context of the attempt that answered: kept with a task it submitted. */
   carrier(): Carrier | undefined;
   /** Ends every span still open, with what the request came to (status, usage, outcome). */
