@@ -16,12 +16,12 @@ export function exporterSettings(env: NodeJS.ProcessEnv): ExporterSettings {
   const own = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ?? '';
   const url = own || `${base.replace(/\/+$/, '')}/v1/traces`;
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
     throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: use http/protobuf (the default) or http/json, on the OTLP/HTTP port (4318)`);
   }
-  const timeout = Number(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT);
-  const compression = (env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION ?? env.OTEL_EXPORTER_OTLP_COMPRESSION)?.trim();
+  const timeout = Number(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT?.trim() || env.OTEL_EXPORTER_OTLP_TIMEOUT);
+  const compression = env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION?.trim() || env.OTEL_EXPORTER_OTLP_COMPRESSION?.trim();
   return {
     url, protocol,
     headers: { ...keyValues(env.OTEL_EXPORTER_OTLP_HEADERS), ...keyValues(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
@@ -42,7 +42,7 @@ export function resourceAttributes(env: NodeJS.ProcessEnv, version: string): Att
 export function samplerOf(env: NodeJS.ProcessEnv): Sampler {
   const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
   const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 && env.OTEL_TRACES_SAMPLER_ARG?.trim() ? arg : 1;
-  switch ((env.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on').trim()) {
+  switch (env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on') {
     case 'always_on': return new AlwaysOnSampler();
     case 'always_off': return new AlwaysOffSampler();
     case 'traceidratio': return new TraceIdRatioBasedSampler(ratio);
