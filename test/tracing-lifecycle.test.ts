@@ -98,6 +98,44 @@ test('the default protobuf encoding, at a traces endpoint of its own, is flushed
   }
 });
 
+test('not sampled (OTEL_TRACES_SAMPLER=always_off): nothing exported, yet the vendor still gets the trace id, flagged unsampled', async () => {
+  const receiver = await startOtlpReceiver();
+  const stack = await startStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'always_off' } });
+  try {
+    const { key } = await stack.token();
+    const traceId = hex(16);
+    const r = await call(stack, key, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { traceparent: `00-${traceId}-${hex(8)}-01` });
+    assert.equal(r.status, 200);
+    await stack.gw.gateway.tracing!.flush();
+    assert.equal(receiver.spans().length, 0);
+    const [sent] = stack.sim.control.requests();
+    assert.match(String(sent.headers.traceparent), new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
+  } finally {
+    await stack.close();
+    await receiver.close();
+  }
+});
+
+test('a collector that is down costs requests nothing: answered, the failure logged, the stop still bounded', async () => {
+  const dead = await startOtlpReceiver();
+  const url = dead.url;
+  await dead.close(); // nothing listens there now
+  const stack = await startStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_BSP_SCHEDULE_DELAY: '20', OTEL_EXPORTER_OTLP_TIMEOUT: '500' } });
+  try {
+    const { key } = await stack.token();
+    const t0 = Date.now();
+    const r = await call(stack, key, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(r.status, 200);
+    assert.ok(Date.now() - t0 < 2000);
+    await eventually(() => stack.logs().some((l) => String(l.msg).startsWith('opentelemetry:')), 5000);
+    const t1 = Date.now();
+    await stack.gw.shutdown(200);
+    assert.ok(Date.now() - t1 < 2500, `stopped in ${Date.now() - t1} ms`);
+  } finally {
+    await stack.sim.close();
+  }
+});
+
 test('unset, nothing traces: no tracer, and no trace context reaches the vendor', async () => {
   const env = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith('OTEL_')).map((k) => [k, '']));
   const stack = await startStack({ env });
