@@ -69,8 +69,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       server.close();
       server.closeAllConnections();
       await background(1000);
-      await returnLeases(gateway);
-      await tracing?.shutdown(1000);
+      await Promise.all([returnLeases(gateway), tracing?.shutdown(1000)]);
       await store.close();
       await logging.flush(1000);
     },
@@ -78,8 +77,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       const result = await drain(server, gateway, deadlineMs);
       await background(200); // a poll hung on a vendor is abandoned: its lease lets another instance retry it
       await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
-      await returnLeases(gateway);
-      await tracing?.shutdown(500); // the last spans are exported, or given up on within the stop's bounds
+      // The last spans are exported meanwhile, or given up on: both within the stop's bound (500 ms each at most).
+      await Promise.all([returnLeases(gateway), tracing?.shutdown(500)]);
       await store.close();
       log.info({ ...result }, 'switchyard stopped');
       await logging.flush(200);
