@@ -115,12 +115,29 @@ test('a chat request is one trace: the client\'s trace continued, server span â†
     'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.provider.name': 'chat', 'gen_ai.system': 'chat',
     'http.request.method': 'POST', 'http.response.status_code': 200, 'server.address': '127.0.0.1', 'switchyard.channel': 'chan_a', 'gen_ai.usage.output_tokens': 5,
   });
+  assert.equal(attempt.attributes['gen_ai.response.model'], 'gpt-4o-mini', 'the model the vendor\'s answer names');
   assert.match(String(attempt.attributes['url.full']), /^http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions$/);
 
   const [sent] = stack.sim.control.requests();
   assert.equal(sent.headers.traceparent, `00-${traceId}-${attempt.spanId}-01`, 'the vendor gets the attempt span as its parent');
   assert.equal(sent.headers.tracestate, 'client=abc', 'and the client\'s tracestate');
   for (const s of spans) assert.ok(s.end >= s.start && s.end > 0n, `${s.name} ended`);
+});
+
+test('a streamed answer: usage and the response model from the vendor\'s usage chunk, the attempt ending with the stream', async () => {
+  const { res, text, traceId } = await chat('stream [sim chunks=3]', { stream: true });
+  assert.equal(res.status, 200);
+  assert.equal(sseData(text).at(-1), '[DONE]');
+  const spans = await traceOf(traceId, 10);
+  const server = one(spans, 'POST /v1/chat/completions');
+  const attempt = one(spans, 'chat gpt-4o-mini');
+  for (const s of [server, attempt]) {
+    assert.equal(s.attributes['gen_ai.response.model'], 'gpt-4o-mini');
+    assert.equal(s.attributes['gen_ai.usage.output_tokens'], 3);
+    assert.equal(s.attributes['switchyard.outcome'], 'done');
+  }
+  assert.equal(attempt.status.code ?? 0, 0);
+  assert.ok(attempt.end > one(spans, 'dispatch').end, 'the attempt lasts until the stream was relayed, past the dispatch stage');
 });
 
 test('no secret in any export: not the client key, the channel keys, the collector header or a query secret', async () => {

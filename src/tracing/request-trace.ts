@@ -110,7 +110,7 @@ export class OtelRequestTrace implements RequestTrace {
       : {};
     const w = this.winner;
     if (w) {
-      w.span.setAttributes({ ...usage, ...(ctx.outcome ? { 'switchyard.outcome': ctx.outcome } : {}) });
+      w.span.setAttributes({ ...usage, ...(ctx.outcome ? { 'switchyard.outcome': ctx.outcome } : {}), ...(ctx.responseModel ? { 'gen_ai.response.model': ctx.responseModel } : {}) });
       if (ctx.outcome && ctx.outcome !== 'done') failed(w.span, ctx.outcome);
       w.span.end(w.ended);
     }
@@ -122,7 +122,7 @@ export class OtelRequestTrace implements RequestTrace {
       ...(route ? { 'http.route': route.path, 'switchyard.route': route.id, 'gen_ai.operation.name': genAiOperation(route.operation) } : {}),
       ...(ctx.token ? { 'switchyard.token.id': ctx.token.id, 'switchyard.token.name': ctx.token.name, 'switchyard.user': ctx.token.user, 'switchyard.group': ctx.token.group } : {}),
       ...(ctx.model ? { 'gen_ai.request.model': ctx.model } : {}),
-      ...(w ? { 'gen_ai.response.model': w.model, ...providerOf(w.channel), 'switchyard.channel': w.channel.id } : {}),
+      ...(w ? { 'gen_ai.response.model': ctx.responseModel ?? w.model, ...providerOf(w.channel), 'switchyard.channel': w.channel.id } : {}),
       ...usage,
       ...(ctx.outcome ? { 'switchyard.outcome': ctx.outcome } : {}),
       ...(ctx.charged !== undefined ? { 'switchyard.quota.charged': ctx.charged } : {}),
