@@ -200,7 +200,7 @@ async function main(): Promise<number> {
       gatewayPid: rig.gateway.pid, barePid: rig.bare.pid, simPid: rig.sim.pid, signal: ac.signal, log,
       childCpu: (seconds) => { if (Number.isFinite(seconds)) scenarioChildCpu += seconds; },
       foreignLoad: pinned ? foreignLoad(rig) : undefined,
-      extraGateway: async (name, env) => { const g = await rig!.extraGateway(name, env); return { url: g.url, pid: g.child.pid, stop: g.stop }; },
+      extraGateway: async (name, env, pinned) => { const g = await rig!.extraGateway(name, env, pinned); return { url: g.url, pid: g.child.pid, stop: g.stop }; },
     };
     for (const s of scenarios) {
       const speed = speedTargets[s.name];

@@ -1,4 +1,5 @@
-// `--otel`: what tracing costs. Three extra gateways on the same footing (unpinned, one process each, same store,
+// `--otel`: what tracing costs. Three extra gateways on the same footing (on the gateway's core, loaded one at a
+// time, as the main gateway and the bare proxy are; one process each, same store,
 // config and key): one without OpenTelemetry variables, one exporting every request's spans (the default
 // parentbased_always_on sampler, OTLP/HTTP protobuf) to a local receiver in this process, and one sampling a tenth
 // of the traces (parentbased_traceidratio 0.1, as production usually runs); non-streaming chat, closed loop at 1 and
@@ -40,9 +41,9 @@ export const otelScenario: Scenario = {
     const single = { SWITCHYARD_WORKERS: '1' };
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'switchyard-bench' };
     const gateways = {
-      off: await ctx.extraGateway('gateway-otel-off', { ...single, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' }),
-      on: await ctx.extraGateway('gateway-otel-on', { ...single, ...otel }),
-      tenth: await ctx.extraGateway('gateway-otel-tenth', { ...single, ...otel, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }),
+      off: await ctx.extraGateway('gateway-otel-off', { ...single, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' }, true),
+      on: await ctx.extraGateway('gateway-otel-on', { ...single, ...otel }, true),
+      tenth: await ctx.extraGateway('gateway-otel-tenth', { ...single, ...otel, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }, true),
     };
     const runs: Record<Variant, Record<number, Measured>[]> = { off: [], on: [], tenth: [] };
     let requestsOn = 0;
@@ -107,7 +108,7 @@ function summarize(runs: Record<Variant, Record<number, Measured>[]>, exports: n
     rows,
     perRun,
     notes: [
-      `Three extra gateways, unpinned, one process each, runs of ${seconds} s interleaved (off, every request, 1 in 10); exported as OTLP/HTTP protobuf to a receiver in the bench process. "gateway − direct" here is the CPU per request against tracing off.`,
+      `Three extra gateways on the gateway's core (one loaded at a time), one process each, runs of ${seconds} s interleaved (off, every request, 1 in 10); exported as OTLP/HTTP protobuf to a receiver in the bench process. "gateway − direct" here is the CPU per request against tracing off.`,
       `The receiver got ${fmtInt(exports)} exports, ${fmt(bytes / 1024 / 1024, 1)} MB in all; about ${fmt(requestsOn > 0 ? bytes / requestsOn : NaN, 0)} bytes per request traced in full (an upper bound: the sampled gateway's exports are counted too); ${fmtInt(failed)} non-2xx or failed requests.`,
     ],
   };

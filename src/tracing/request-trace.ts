@@ -25,9 +25,14 @@ export function inject(span: Span): Record<string, string> {
 
 interface Winner { span: Span; ended?: HrTime; channel: CompiledChannel; model: string }
 
+/** An attempt of a request the sampler left out: nothing to record, its trace context still goes to the vendor. */
+const unrecorded: AttemptTrace = { answered: () => undefined, failed: () => undefined };
+
 export class OtelRequestTrace implements RequestTrace {
   private readonly server: Span;
   private readonly parent: Context;
+  /** False when the sampler left the request out: then no stage or attempt span is made, only the context passed on. */
+  private readonly recording: boolean;
   private current: Span | undefined;
   private winner: Winner | undefined;
   private done = false;
@@ -44,9 +49,11 @@ export class OtelRequestTrace implements RequestTrace {
       },
     }, remote);
     this.parent = trace.setSpan(ROOT_CONTEXT, this.server);
+    this.recording = this.server.isRecording();
   }
 
   stage<T>(name: string, run: () => T): T {
+    if (!this.recording) return run();
     const span = this.tracer.startSpan(name, { attributes: { 'switchyard.stage': name } }, this.parent);
     this.current = span;
     let out: T;
@@ -70,6 +77,10 @@ export class OtelRequestTrace implements RequestTrace {
   }
 
   attempt(channel: CompiledChannel, target: Target, operation: string, model: string, n: number, call?: string): AttemptTrace {
+    if (!this.recording) {
+      Object.assign(target.headers, inject(this.server));
+      return unrecorded;
+    }
     const op = genAiOperation(operation);
     const attributes: Attributes = {
       'gen_ai.operation.name': op, 'gen_ai.request.model': model, ...providerOf(channel), ...upstreamAttributes(channel),
@@ -103,6 +114,7 @@ export class OtelRequestTrace implements RequestTrace {
   end(res: ServerResponse): void {
     if (this.done) return;
     this.done = true;
+    if (!this.recording) { this.server.end(); return; }
     const { ctx } = this;
     if (this.current) this.closeStage(this.current, ctx.errorCode ?? 'aborted');
     const usage: Attributes = ctx.usage
