@@ -116,7 +116,7 @@ export class OtelRequestTrace implements RequestTrace {
     this.done = true;
     if (!this.recording) { this.server.end(); return; }
     const { ctx } = this;
-    if (this.current) this.closeStage(this.current, ctx.errorCode ?? 'aborted');
+    if (this.current) this.closeStage(this.current, { code: ctx.errorCode ?? 'aborted' }); // a stage the request's end overtook
     const usage: Attributes = ctx.usage
       ? { 'gen_ai.usage.input_tokens': ctx.usage.prompt_tokens, 'gen_ai.usage.output_tokens': ctx.usage.completion_tokens }
       : {};
