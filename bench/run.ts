@@ -22,15 +22,18 @@ import { tasks } from './scenarios/tasks.js';
 import { connectionSoak } from './scenarios/connection-soak.js';
 import { usageReport } from './scenarios/usage-report.js';
 import { sseTranslated } from './scenarios/sse-translated.js';
+import { otelScenario } from './scenarios/otel.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, tasks, usageReport];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, otelScenario, tasks, usageReport];
 
-const usage = `usage: npm run bench [-- --full] [--soak] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
+const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 3 minutes
   --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min), connection soak
   --soak            run the connection soak (20,000 idle connections, about 2 minutes) and only it,
                     plus any scenario --only names
+  --otel            run the tracing comparison (a gateway without OpenTelemetry against one exporting every
+                    request's spans to a local OTLP receiver) and only it, plus any scenario --only names
   --runs N          interleaved gateway/bare/direct runs per measurement (1-50)
   --soak-minutes N  full mode soak length (0-120; 0 skips it)
   --soak-seconds N  connection soak hold (10-70, default 60; stays under the 75 s keep-alive timeout)
@@ -53,7 +56,7 @@ const MB = 1024 * 1024;
 function options() {
   const { values } = parseArgs({
     options: {
-      full: { type: 'boolean' }, soak: { type: 'boolean' }, runs: { type: 'string' }, only: { type: 'string' },
+      full: { type: 'boolean' }, soak: { type: 'boolean' }, otel: { type: 'boolean' }, runs: { type: 'string' }, only: { type: 'string' },
       'soak-minutes': { type: 'string' }, 'soak-seconds': { type: 'string' },
       profile: { type: 'boolean' }, 'keep-tmp': { type: 'boolean' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
@@ -71,10 +74,13 @@ function options() {
   const connSoak = Boolean(values.soak);
   // --soak: the connection soak alone, or with the scenarios --only names as well.
   if (connSoak) only = [...new Set([connectionSoak.name, ...(only ?? [])])];
+  const otel = Boolean(values.otel);
+  if (otel) only = [...new Set([otelScenario.name, ...(only ?? [])])];
   return {
     only,
     mode,
     connSoak,
+    otel,
     soakSeconds: int(values['soak-seconds'], 60, 10, 70, '--soak-seconds'),
     runs: int(values.runs, mode === 'full' ? 5 : 3, 1, 50, '--runs'),
     soakMinutes: mode === 'full' ? int(values['soak-minutes'], 10, 0, 120, '--soak-minutes') : 0,
@@ -163,7 +169,7 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   // Every scenario is bounded on its own; this is the backstop for a bug or a hung child.
-  const budgetMs = (o.mode === 'full' ? 33 + o.soakMinutes : o.connSoak ? 11 : 8) * 60_000;
+  const budgetMs = (o.mode === 'full' ? 35 + o.soakMinutes : o.connSoak ? 11 : 8) * 60_000;
   const watchdog = setTimeout(() => { log('time budget exceeded: aborting'); ac.abort(new Error('watchdog')); }, budgetMs);
   watchdog.unref();
 
@@ -194,13 +200,13 @@ async function main(): Promise<number> {
       gatewayPid: rig.gateway.pid, barePid: rig.bare.pid, simPid: rig.sim.pid, signal: ac.signal, log,
       childCpu: (seconds) => { if (Number.isFinite(seconds)) scenarioChildCpu += seconds; },
       foreignLoad: pinned ? foreignLoad(rig) : undefined,
-      extraGateway: async (name, env) => { const g = await rig!.extraGateway(name, env); return { url: g.url, pid: g.child.pid, stop: g.stop }; },
+      extraGateway: async (name, env, pinned) => { const g = await rig!.extraGateway(name, env, pinned); return { url: g.url, pid: g.child.pid, stop: g.stop }; },
     };
     for (const s of scenarios) {
       const speed = speedTargets[s.name];
       if (ac.signal.aborted) { if (speed) missingHeadlines.push(`${speed} (${s.name}: aborted)`); continue; }
       if (o.only && !o.only.includes(s.name)) { if (speed) missingHeadlines.push(`${speed} (${s.name} not in --only)`); continue; }
-      const forced = o.connSoak && s === connectionSoak; // --soak runs it in quick mode too
+      const forced = (o.connSoak && s === connectionSoak) || (o.otel && s === otelScenario); // --soak, --otel: in quick mode too
       if (!forced && ((o.mode === 'quick' && !s.quick) || (s === soak && o.soakMinutes === 0))) {
         notes.push(`${s.name}: skipped in ${o.mode} mode${o.mode === 'full' ? ' (--soak-minutes 0)' : ' (run with --full)'}.`);
         continue;
@@ -256,7 +262,7 @@ async function main(): Promise<number> {
   const dir = join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const stamp = date.toISOString().replace(/:/g, '').replace(/\.\d+Z$/, 'Z'); // ISO 8601 basic time: no ':' in file names
-  const file = join(dir, `${stamp}-${o.mode}${o.connSoak ? '-soak' : ''}${o.profile ? '-profile' : ''}.md`);
+  const file = join(dir, `${stamp}-${o.mode}${o.connSoak ? '-soak' : ''}${o.otel ? '-otel' : ''}${o.profile ? '-profile' : ''}.md`);
   writeFileSync(file, report);
   console.log(report);
   log(`wrote ${relative(root, file)}`);

@@ -12,6 +12,7 @@ import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
 import { compileDialects } from './compile-dialects.js';
 import { compileProbe } from '../probe/compile-probe.js';
+import { extendsOf } from './vendor-files.js';
 
 const operatorPolicies = new Set(['admin', 'console']);
 
@@ -132,6 +133,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
   const agentOpts = { keepAlive: true, maxSockets: c.max_connections ?? Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
   return {
     id: c.id,
+    vendor: extendsOf(c)[0],
     enabled: c.enabled !== false,
     baseUrl,
     auth: c.auth ?? { scheme: 'none' },

@@ -134,6 +134,8 @@ export interface CompiledOperation {
 
 export interface CompiledChannel {
   id: string;
+  /** The vendor file or template it extends first (traces name it as the GenAI provider). */
+  vendor?: string;
   enabled: boolean;
   baseUrl: URL;
   auth: Auth;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { CompiledRoute } from '../config/runtime.js';
 import type { TokenRecord } from '../store/token-store.js';
 import { Abort } from '../http/abort.js';
+import type { RequestTrace } from '../tracing/tracing.js';
 
 export interface AttemptLog { channel: string; status?: number; error?: string; ms: number }
 export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number }
@@ -47,6 +48,10 @@ export interface RequestContext {
   logStatus?: number;
   /** Its place among the requests in flight (InFlight), -1 when not there. */
   slot: number;
+  /** Its spans, when tracing is on (src/tracing/); undefined otherwise, and then nothing traces. */
+  trace: RequestTrace | undefined;
+  /** The model the vendor's answer names (its `model` field), where the gateway reads the answer anyway. */
+  responseModel: string | undefined;
 }
 
 let counter = 0;
@@ -64,8 +69,14 @@ export function newContext(method: string, url: string): RequestContext {
     id: newRequestId(), started: performance.now(), method, url, route: undefined, params: {}, token: undefined, model: undefined,
     channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, charged: undefined,
     uncharged: undefined, errorCode: undefined, clamped: undefined, reason: undefined, dropped: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
-    logStatus: undefined, slot: -1,
+    logStatus: undefined, slot: -1, trace: undefined, responseModel: undefined,
   };
+}
+
+/** A vendor answer's `model`, when it is a short string. */
+export function answerModel(answer: unknown): string | undefined {
+  const m = (answer as { model?: unknown } | null)?.model;
+  return typeof m === 'string' && m.length <= 200 ? m : undefined;
 }
 
 /** The gateway's own share of the time so far: the `x-switchyard-added-ms` header and the metric. */

@@ -2,7 +2,7 @@
 // and, when the client asked for usage, put it on the last chunk together with its finish_reason (the contract's
 // streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
-import type { Usage } from '../pipeline/context.js';
+import { answerModel, type Usage } from '../pipeline/context.js';
 import { dig, readUsage } from '../transform/usage-paths.js';
 import type { CompiledDialect } from '../config/runtime.js';
 
@@ -10,6 +10,8 @@ export interface ChatStreamState {
   usage?: Usage; done: boolean; dataEvents: number; sawError: boolean;
   /** The whole answer an untouched stream carried (its dialect's `stream_result`), kept by routes with `store`. */
   result?: unknown;
+  /** The model a unified stream's usage chunk names. */
+  model?: string;
   /** A finish chunk waiting for the usage chunk that follows it (client asked for usage). */
   held?: Record<string, unknown>;
 }
@@ -60,7 +62,10 @@ function parseOrNull(s: string): unknown {
 export function withUsage(state: ChatStreamState, clientWantsUsage: boolean, obj: Record<string, unknown>): string | undefined {
   if (obj.error) state.sawError = true;
   const hasUsage = Boolean(obj.usage && typeof obj.usage === 'object');
-  if (hasUsage) state.usage = obj.usage as Usage;
+  if (hasUsage) {
+    state.usage = obj.usage as Usage;
+    state.model = answerModel(obj);
+  }
   const usageOnly = hasUsage && Array.isArray(obj.choices) && obj.choices.length === 0;
   if (!clientWantsUsage) {
     // The usage-only chunk exists because the gateway asked for it; the client never sees it.

@@ -3,7 +3,7 @@
 // pass untouched; otherwise they are translated through the unified format, and the answer or its events back.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../http/errors.js';
-import { addedMs, type Usage } from '../pipeline/context.js';
+import { addedMs, answerModel, type Usage } from '../pipeline/context.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { fillPath } from '../transform/fill-path.js';
@@ -45,6 +45,7 @@ async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Answered
   const { raw, parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes, `limits.max_response_bytes of route ${p.route.id}`);
   if (!parsed || typeof parsed !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: not an object');
   const dialect = p.route.dialect;
+  ex.ctx.responseModel = answerModel(parsed);
   if (native(p, sent)) {
     const usage = dialect?.usage ? readUsage(dialect.usage, parsed) : (parsed as { usage?: Usage }).usage;
     sendAnswer(ex, raw);
@@ -99,6 +100,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, signal: ctx.abort.signal,
   });
   ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
+  ctx.responseModel = state.model;
   ctx.reason = streamReason(end, p, sent) ?? ctx.reason;
   // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
   const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
