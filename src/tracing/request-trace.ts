@@ -7,7 +7,7 @@ import {
   ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, defaultTextMapSetter,
   type Attributes, type Context, type HrTime, type Span, type Tracer,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator, hrTime } from '@opentelemetry/core';
+import { W3CTraceContextPropagator, hrTimeToMilliseconds, millisToHrTime } from '@opentelemetry/core';
 import type { CompiledChannel } from '../config/runtime.js';
 import type { RequestContext } from '../pipeline/context.js';
 import type { Target } from '../transport/http-client.js';
@@ -23,7 +23,8 @@ export function inject(span: Span): Record<string, string> {
   return headers;
 }
 
-interface Winner { span: Span; ended?: HrTime; channel: CompiledChannel; model: string }
+/** `ended`: performance.now() when the answer's body closed; the attempt ends then, on the server span's clock. */
+interface Winner { span: Span; ended?: number; channel: CompiledChannel; model: string }
 
 /** An attempt of a request the sampler left out: nothing to record, its trace context still goes to the vendor. */
 const unrecorded: AttemptTrace = { answered: () => undefined, failed: () => undefined };
@@ -100,7 +101,7 @@ export class OtelRequestTrace implements RequestTrace {
         // The answer's body is read (or relayed) after this; the span lasts until then, and gets the usage at `end`.
         const w: Winner = { span, channel, model };
         this.winner = w;
-        response.once('close', () => { w.ended = hrTime(); });
+        response.once('close', () => { w.ended = performance.now(); });
       },
       failed: (kind) => { failed(span, kind); span.end(); },
     };
@@ -121,11 +122,6 @@ export class OtelRequestTrace implements RequestTrace {
       ? { 'gen_ai.usage.input_tokens': ctx.usage.prompt_tokens, 'gen_ai.usage.output_tokens': ctx.usage.completion_tokens }
       : {};
     const w = this.winner;
-    if (w) {
-      w.span.setAttributes({ ...usage, ...(ctx.outcome ? { 'switchyard.outcome': ctx.outcome } : {}), ...(ctx.responseModel ? { 'gen_ai.response.model': ctx.responseModel } : {}) });
-      if (ctx.outcome && ctx.outcome !== 'done') failed(w.span, ctx.outcome);
-      w.span.end(w.ended);
-    }
     const status = ctx.logStatus ?? res.statusCode;
     const route = ctx.route;
     if (route) this.server.updateName(`${httpMethod(ctx.method)} ${route.path}`);
@@ -142,7 +138,23 @@ export class OtelRequestTrace implements RequestTrace {
     if (ctx.errorCode) this.server.setAttribute('error.type', ctx.errorCode);
     if (status >= 500) this.server.setStatus({ code: SpanStatusCode.ERROR, message: ctx.errorCode });
     this.server.end();
+    if (w) {
+      w.span.setAttributes({ ...usage, ...(ctx.outcome ? { 'switchyard.outcome': ctx.outcome } : {}), ...(ctx.responseModel ? { 'gen_ai.response.model': ctx.responseModel } : {}) });
+      if (ctx.outcome && ctx.outcome !== 'done') failed(w.span, ctx.outcome);
+      w.span.end(w.ended === undefined ? undefined : earlierThan(this.server, w.ended));
+    }
   }
+}
+
+/**
+ * The time `ms` of performance.now() on `span`'s clock, which has just ended. Each span converts performance time
+ * with an offset of its own (taken from Date.now() at its start, whole milliseconds), so an attempt ended on its own
+ * clock could end after the request that holds it; counted back from the request's end, it cannot.
+ */
+function earlierThan(span: Span, ms: number): HrTime | undefined {
+  const end = (span as { endTime?: HrTime }).endTime;
+  if (!end) return undefined;
+  return millisToHrTime(hrTimeToMilliseconds(end) - Math.max(0, performance.now() - ms));
 }
 
 function failed(span: Span, type: string): void {
