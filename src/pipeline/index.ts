@@ -6,7 +6,7 @@ import { policyOf } from '../policies/index.js';
 import type { ProxiedPolicy } from '../policies/policy.js';
 import { reserve, settle, release } from '../billing/reservation.js';
 import type { Caller, Exchange } from './exchange.js';
-import { matchRoute } from './match-route.js';
+import { chooseByModel, matchRoute } from './match-route.js';
 import { authenticate, authenticateAdmin } from './authenticate.js';
 import { rateLimit } from './rate-limit.js';
 import { readRequest } from './read-request.js';
@@ -24,12 +24,23 @@ export async function serve(ex: Exchange): Promise<void> {
     await authenticateAdmin(ex, matched);                             // 401 · 403 admin_key_required (a client token)
     return p.answer(ex, matched);                                     // tokens, usage, tasks, channels, reload
   }
+  if (matched.alternates) return serveChosen(ex, await chooseByModel(ex, await authenticate(ex, matched))); // one path, several operations
   const caller = await authenticate(ex, matched);                     // 401 invalid_api_key
   const limited = rateLimit(ex, caller, p.kind === 'proxied');        // 429 too_many_requests (requests; tokens on proxied routes)
   if (limited) await limited;                                         // (in memory, mostly: no wait)
   if (p.kind === 'open') return p.answer(ex, matched);
   if (p.kind === 'local') return p.answer(ex, caller);                // models, tasks, downloads, kept answers, token counts, billing
   return proxy(ex, caller, p.policy);
+}
+
+/** A route chosen among those sharing its path, by the model the path names: its own policy (proxied or local). */
+async function serveChosen(ex: Exchange, caller: Caller): Promise<void> {
+  const p = policyOf(caller.route);
+  const limited = rateLimit(ex, caller, p.kind === 'proxied');
+  if (limited) await limited;
+  if (p.kind === 'proxied') return proxy(ex, caller, p.policy);
+  if (p.kind === 'local') return p.answer(ex, caller);
+  throw new Error(`route ${caller.route.id} shares its path but is not served per model`);
 }
 
 async function proxy(ex: Exchange, caller: Caller, policy: ProxiedPolicy): Promise<void> {

@@ -3,7 +3,7 @@
 // streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
 import type { Usage } from '../pipeline/context.js';
-import { readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js';
+import { mayCarryUsage, readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js';
 
 export interface ChatStreamState {
   usage?: Usage; done: boolean; dataEvents: number; sawError: boolean;
@@ -31,15 +31,17 @@ export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean
 
 /**
  * Handler for a client and vendor that speak the same (non-unified) dialect: the events pass as they came; only those
- * its `usage` names are parsed, for billing.
+ * its `usage` names are parsed, for billing. A dialect that names no end event (its events have no names) ends
+ * cleanly with the body.
  */
 export function sameDialectHandler(state: ChatStreamState, usage: CompiledUsagePaths | undefined, end: Set<string>) {
+  if (!end.size) state.done = true;
   return (ev: SseEvent): string => {
     if (ev.name && end.has(ev.name)) state.done = true;
     if (ev.data !== undefined) {
       state.dataEvents++;
       if (ev.name === 'error') state.sawError = true;
-      if (usage && ev.name && usage.events.has(ev.name)) state.usage = readUsage(usage, parseOrNull(ev.data), state.usage);
+      if (usage && mayCarryUsage(usage, ev.name, ev.data)) state.usage = readUsage(usage, parseOrNull(ev.data), state.usage);
     }
     return `${ev.raw}\n\n`;
   };

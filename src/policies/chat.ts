@@ -19,13 +19,13 @@ import { remember } from './remember.js';
 import { readUpstreamJson } from './upstream-json.js';
 import type { ProxiedPolicy } from './policy.js';
 
-const streaming = (p: Priced) => p.body.stream === true;
+const streaming = (p: Priced) => p.route.stream || p.body.stream === true;
 /** Bytes pass untouched: the vendor speaks the client's dialect and the channel has no transform of its own. */
 const native = (p: Priced, sent: Sent) => p.route.dialect === sent.op.dialect && !sent.op.request && !sent.op.response && !sent.op.chunk;
 
 async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
   const stream = streaming(p);
-  const path = fillPath(a.op.path, { model: a.upstreamModel });
+  const path = fillPath((stream && a.op.streamPath) || a.op.path, { model: a.upstreamModel });
   return { method: 'POST', path, accept: stream ? 'text/event-stream' : 'application/json', body: await vendorBody(ex, p, a, stream) };
 }
 
