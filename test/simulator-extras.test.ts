@@ -245,7 +245,7 @@ test('GET /v1beta/models: Gemini\'s ListModels, paged; a wrong key is a 400 nami
   assert.equal(page.status, 200);
   assert.match(page.body.models[0].name, /^models\//);
   const rest = await call(`/v1beta/models?pageToken=${page.body.nextPageToken}`, { headers: { 'x-goog-api-key': KEY } });
-  assert.equal(rest.body.models.length, 5, 'three chat and three image models in all');
+  assert.equal(rest.body.models.length, 7, 'five chat and three image models in all');
   assert.equal(rest.body.nextPageToken, undefined);
   const wrong = await call('/v1beta/models', { headers: { 'x-goog-api-key': 'wrong' } });
   assert.equal(wrong.status, 400);

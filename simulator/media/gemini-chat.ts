@@ -10,13 +10,15 @@ import { geminiAuthorized, geminiError, geminiFail as fail } from './gemini-comm
 const STREAM = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/;
 const COUNT = /^\/v1beta\/models\/([^/:]+):countTokens$/;
 const MODEL = /^\/v1beta\/models\/([^/:]+)$/;
-/** Fixed arguments so a function call's size is known, as in the other chat simulators. */
+/** Fixed arguments so a function call's size is known, as in the other chat simulators (`tool_args=JSON` overrides). */
 const TOOL_ARGS = { location: 'Paris' };
 const PART_FIELDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
 const NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
 
 /** The chat models this simulator answers, with their limits as ListModels gives them. */
 export const GEMINI_CHAT_MODELS: [string, string, number, number][] = [
+  ['gemini-3.1-pro-preview', 'Gemini 3.1 Pro Preview', 1048576, 65536],
+  ['gemini-3-flash-preview', 'Gemini 3 Flash Preview', 1048576, 65536],
   ['gemini-2.5-pro', 'Gemini 2.5 Pro', 1048576, 65536],
   ['gemini-2.5-flash', 'Gemini 2.5 Flash', 1048576, 65536],
   ['gemini-2.5-flash-lite', 'Gemini 2.5 Flash-Lite', 1048576, 65536],
@@ -26,6 +28,7 @@ interface Plan {
   pieces: string[];
   thought?: string;
   call?: string;
+  args?: Json;
   finish: string;
   prompt: number;
   output: number;
@@ -210,7 +213,7 @@ function plan(body: Json, d: Directives): Plan {
   const thoughts = intDirective(d, 'thoughts', 0);
   const thought = thoughts && thinking.includeThoughts === true ? Array.from({ length: thoughts }, (_, i) => `think${i + 1}`).join(' ') : undefined;
   const call = chosenCall(body, d);
-  if (call) return { pieces: [], thought, call, finish: 'STOP', prompt, output: 5, thoughts };
+  if (call) return { pieces: [], thought, call, args: toolArgs(d), finish: 'STOP', prompt, output: 5, thoughts };
   if (d.finish_reason) return { pieces: [], thought, finish: d.finish_reason, prompt, output: 0, thoughts };
   const wanted = intDirective(d, 'chunks', 5);
   const limit = typeof g.maxOutputTokens === 'number' ? Math.min(wanted, Math.max(0, g.maxOutputTokens - thoughts)) : wanted;
@@ -229,6 +232,16 @@ function plan(body: Json, d: Directives): Plan {
   return { pieces, thought, finish: limit < wanted ? 'MAX_TOKENS' : 'STOP', prompt, output: limit, thoughts };
 }
 
+/** `[sim tool_args={"file_path":"notes.txt"}]`: the call's arguments (a JSON object without spaces), else the fixed ones. */
+function toolArgs(d: Directives): Json {
+  try {
+    const v: unknown = d.tool_args ? JSON.parse(d.tool_args) : undefined;
+    return isObject(v) ? v : TOOL_ARGS;
+  } catch {
+    return TOOL_ARGS;
+  }
+}
+
 function usage(p: Plan, output = p.output): Json {
   return {
     promptTokenCount: p.prompt, candidatesTokenCount: output, totalTokenCount: p.prompt + output + p.thoughts,
@@ -239,7 +252,7 @@ function usage(p: Plan, output = p.output): Json {
 function whole(model: string, p: Plan, responseId: string): Json {
   const parts: Json[] = [
     ...(p.thought ? [{ text: p.thought, thought: true }] : []),
-    ...(p.call ? [{ functionCall: { name: p.call, args: TOOL_ARGS } }] : p.pieces.length ? [{ text: p.pieces.join('') }] : []),
+    ...(p.call ? [{ functionCall: { name: p.call, args: p.args ?? TOOL_ARGS } }] : p.pieces.length ? [{ text: p.pieces.join('') }] : []),
   ];
   const candidate: Json = parts.length ? { content: { parts, role: 'model' }, finishReason: p.finish, index: 0 } : { finishReason: p.finish, index: 0 };
   return { candidates: [candidate], usageMetadata: usage(p), modelVersion: model, responseId };
@@ -249,7 +262,7 @@ function whole(model: string, p: Plan, responseId: string): Json {
 function streamChunks(model: string, p: Plan, responseId: string): Json[] {
   const parts: Json[] = [
     ...(p.thought ? [{ text: p.thought, thought: true }] : []),
-    ...(p.call ? [{ functionCall: { name: p.call, args: TOOL_ARGS } }] : p.pieces.map((text) => ({ text }))),
+    ...(p.call ? [{ functionCall: { name: p.call, args: p.args ?? TOOL_ARGS } }] : p.pieces.map((text) => ({ text }))),
   ];
   if (!parts.length) return [{ candidates: [{ finishReason: p.finish, index: 0 }], usageMetadata: usage(p), modelVersion: model, responseId }];
   const firstText = p.thought ? 1 : 0;
