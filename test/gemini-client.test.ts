@@ -147,6 +147,20 @@ for (const { name, model, native } of paths) {
   });
 }
 
+for (const model of ['gpt-4o-mini', 'gemini-2.5-flash']) {
+  test(`${model}: streamGenerateContent without alt=sse answers one JSON array of the chunks, as Google does`, async () => {
+    const r = await gemini(`/v1beta/models/${model}:streamGenerateContent`, { contents: [{ parts: [{ text: 'Stream [sim chunks=3]' }] }] });
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.headers.get('content-type')!, /^application\/json/);
+    const chunks = JSON.parse(r.text);
+    assert.ok(Array.isArray(chunks) && chunks.length >= 2);
+    assert.equal(chunks.map((c: any) => c.candidates[0].content?.parts?.[0]?.text ?? '').join(''), 'tok1 tok2 tok3 ');
+    assert.equal(chunks.at(-1).candidates[0].finishReason, 'STOP');
+    const cut = await gemini(`/v1beta/models/${model}:streamGenerateContent`, { contents: [{ parts: [{ text: 'x [sim chunks=5 cut_after=2]' }] }] });
+    assert.equal(JSON.parse(cut.text).at(-1).error.status, 'INTERNAL', 'a cut stream still closes the array, with an error element');
+  });
+}
+
 test('models.list and models.get: the caller\'s models in Google\'s shape', async () => {
   const names: string[] = [];
   for await (const m of await genai().models.list()) names.push(m.name!);

@@ -68,6 +68,8 @@ export interface CompiledDialect {
   usage?: CompiledUsagePaths;
   /** Event names that end a stream cleanly. */
   streamEnd: Set<string>;
+  /** The query parameter a client's stream needs to be SSE (else a JSON array). */
+  sseQuery?: { name: string; value: string };
 }
 
 export interface CompiledConversationStore {

@@ -16,6 +16,8 @@ import { unifiedHandler, sameDialectHandler, streamErrorEvent, flushHeld, type C
 import { TranslatedStream } from './translated-stream.js';
 import { vendorBody, answerBindings, clientWantsUsage } from './chat-request.js';
 import { remember } from './remember.js';
+import { JsonArrayFramer, framedResponse, wantsJsonArray } from './json-array-framing.js';
+import { after } from '../transform/compile-transform.js';
 import { readUpstreamJson } from './upstream-json.js';
 import type { ProxiedPolicy } from './policy.js';
 
@@ -83,22 +85,24 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   }
   const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false };
   const translated = native(p, sent) ? undefined : translatedStream(p, sent, state);
+  const framer = wantsJsonArray(p.route, ctx.url) ? new JsonArrayFramer() : undefined;
   res.writeHead(200, {
-    'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', connection: 'keep-alive',
-    'x-switchyard-added-ms': addedMs(ctx).toFixed(3),
+    'content-type': framer ? 'application/json; charset=UTF-8' : 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no',
+    connection: 'keep-alive', 'x-switchyard-added-ms': addedMs(ctx).toFixed(3),
   });
   res.socket?.setNoDelay(true);
   const opening = translated ? await translated.open() : '';
-  if (opening) res.write(opening);
+  if (opening) res.write(framer ? framer.frame(opening) : opening);
   streamsInFlight.inc();
   res.once('close', () => streamsInFlight.dec());
   const dialect = p.route.dialect;
-  const onEvent = translated?.onEvent
+  const handler = translated?.onEvent
     ?? (dialect ? sameDialectHandler(state, dialect.usage, dialect.streamEnd) : unifiedHandler(state, clientWantsUsage(p.body)));
+  const onEvent: typeof handler = framer ? (ev) => after(handler(ev), (s) => framer.frame(s as string | undefined)) : handler;
   const end = await relaySse(sent.response, res, {
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, signal: ctx.abort.signal,
   });
-  ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
+  ctx.outcome = await closeStream(end, state, framer ? framedResponse(res, framer) : res, translated ?? passedThrough(p), !dialect);
   ctx.reason = streamReason(end, p, sent) ?? ctx.reason;
   // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
   const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
@@ -132,7 +136,7 @@ function passedThrough(p: Priced): Closer | undefined {
  * anything else; a dialect client gets its dialect's closing or error events. A translated stream's closer adds what
  * its transforms still had to say.
  */
-async function closeStream(end: RelayEnd, state: ChatStreamState, res: ServerResponse, closer: Closer | undefined, unified: boolean): Promise<string> {
+async function closeStream(end: RelayEnd, state: ChatStreamState, res: Pick<ServerResponse, 'write' | 'end'>, closer: Closer | undefined, unified: boolean): Promise<string> {
   if (end === 'client_gone') return end;
   const clean = end === 'eof' && state.done;
   const [message, code] = end === 'cut' ? ['the gateway is shutting down; the stream was cut', 'shutting_down'] : [cutReason(end), 'bad_response_body'];

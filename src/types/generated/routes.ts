@@ -336,6 +336,10 @@ export interface Dialect {
    * @minItems 1
    */
   stream_end?: [string, ...string[]];
+  /**
+   * `name=value`: the client's streams are SSE only when its query has this parameter (Google's `alt=sse`); otherwise the same events go out as one JSON array of their data, element by element as they come (Google's default framing).
+   */
+  sse_query?: string;
 }
 /**
  * The client side: requests in this dialect become unified requests, unified answers become this dialect's.
