@@ -161,6 +161,22 @@ for (const model of ['gpt-4o-mini', 'gemini-2.5-flash']) {
   });
 }
 
+test('Gemini 3 through the gateway untouched: the SDK echoes the call\'s thought signature back and the turn goes on', async () => {
+  const ai = genai();
+  const model = 'gemini-3-flash-preview';
+  const ask: Content = { role: 'user', parts: [{ text: 'Weather? [sim tool_call=get_weather]' }] };
+  const first = await ai.models.generateContent({ model, contents: [ask], config: { tools: weather } });
+  const turn = first.candidates![0].content!;
+  assert.ok(turn.parts?.[0].thoughtSignature, 'Gemini 3 signs its call');
+  const answer = { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'Sunny' } } }] };
+  const second = await ai.models.generateContent({ model, contents: [ask, turn, answer], config: { tools: weather } });
+  assert.equal(second.text, 'tok1 tok2 tok3 tok4 tok5 ');
+  const unsigned = await gemini(`/v1beta/models/${model}:generateContent`, { contents: [ask, { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: {} } }] }, answer] });
+  assert.equal(unsigned.status, 400);
+  assert.equal(unsigned.json.error.status, 'INVALID_ARGUMENT');
+  assert.match(unsigned.json.error.message, /thought_signature/, 'Google\'s refusal reaches the client in Google\'s shape');
+});
+
 test('models.list and models.get: the caller\'s models in Google\'s shape', async () => {
   const names: string[] = [];
   for await (const m of await genai().models.list()) names.push(m.name!);

@@ -66,8 +66,27 @@ test('chat completions: a tool call and its result round trip as functionCall an
   const second = await c.chat.completions.create({ model, tools, messages: [ask, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '{"temp":21}' }] });
   assert.equal(second.choices[0].message.content, 'tok1 tok2 tok3 tok4 tok5 ');
   const sent = (lastUpstream(stack).body as any).contents;
-  assert.deepEqual(sent[1], { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }] });
+  assert.deepEqual(sent[1], { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] });
   assert.deepEqual(sent[2], { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp: 21 } } }] });
+});
+
+test('Gemini 3: a chat client\'s tool round trip carries Google\'s stand-in thought signature (without it: Google\'s 400)', async () => {
+  const c = client(stack, key);
+  const m3 = 'gemini-3.1-pro-preview';
+  const ask = { role: 'user' as const, content: 'Weather? [sim tool_call=get_weather]' };
+  const first = await c.chat.completions.create({ model: m3, tools, messages: [ask] });
+  const call = first.choices[0].message.tool_calls![0];
+  const second = await c.chat.completions.create({ model: m3, tools, messages: [ask, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: 'Sunny' }] });
+  assert.equal(second.choices[0].message.content, 'tok1 tok2 tok3 tok4 tok5 ');
+  const turn = (lastUpstream(stack).body as any).contents[1];
+  assert.equal(turn.parts[0].thoughtSignature, 'skip_thought_signature_validator');
+  const raw = await fetch(`${stack.sim.url}/v1beta/models/${m3}:generateContent`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'sim-key' },
+    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: {} } }] }] }),
+  });
+  assert.equal(raw.status, 400, 'the simulator refuses an unsigned call as Google does');
+  assert.match(((await raw.json()) as any).error.message, /missing a thought_signature/);
 });
 
 test('chat completions stream: chunks from :streamGenerateContent?alt=sse, a tool call whole, usage when asked', async () => {

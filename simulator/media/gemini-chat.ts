@@ -6,14 +6,13 @@ import { type Ctx, randomId, sendJson, sleep } from '../http.js';
 import { playSteps, type Step } from '../stream-steps.js';
 import { type Json, isObject, parseJson, pathParams, route } from '../video/common.js';
 import { geminiAuthorized, geminiError, geminiFail as fail } from './gemini-common.js';
+import { partsOf, signed, thinksInSignatures, validConfig, validContents, validTools, validTurns } from './gemini-chat-checks.js';
 
 const STREAM = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/;
 const COUNT = /^\/v1beta\/models\/([^/:]+):countTokens$/;
 const MODEL = /^\/v1beta\/models\/([^/:]+)$/;
 /** Fixed arguments so a function call's size is known, as in the other chat simulators (`tool_args=JSON` overrides). */
 const TOOL_ARGS = { location: 'Paris' };
-const PART_FIELDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
-const NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
 
 /** The chat models this simulator answers, with their limits as ListModels gives them. */
 export const GEMINI_CHAT_MODELS: [string, string, number, number][] = [
@@ -29,6 +28,8 @@ interface Plan {
   thought?: string;
   call?: string;
   args?: Json;
+  /** Gemini 3: the call's thought signature. */
+  signature?: string;
   finish: string;
   prompt: number;
   output: number;
@@ -102,7 +103,8 @@ function notFound(ctx: Ctx, model: string, method: string): void {
 
 /** Validation, the model, directives (status, first_byte_ms): the plan, or undefined once answered. */
 async function prepare(ctx: Ctx, model: string, body: Json): Promise<Plan | undefined> {
-  const problem = validContents(body.contents) ?? validTurns(body.contents as Json[]) ?? validTools(body.tools) ?? validConfig(body.generationConfig);
+  const problem = validContents(body.contents) ?? validTurns(body.contents as Json[]) ?? validTools(body.tools) ?? validConfig(body.generationConfig)
+    ?? (thinksInSignatures(model) ? signed(body.contents as Json[]) : undefined);
   if (problem) { fail(ctx, 400, problem); return undefined; }
   if (!known(model)) { notFound(ctx, model, 'generateContent'); return undefined; }
   const d = directivesOf(body);
@@ -114,70 +116,7 @@ async function prepare(ctx: Ctx, model: string, body: Json): Promise<Plan | unde
     sendJson(ctx.res, status, e.body, e.headers);
     return undefined;
   }
-  return plan(body, d);
-}
-
-function validContents(contents: unknown): string | undefined {
-  if (!Array.isArray(contents) || contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified\n';
-  for (const [i, c] of contents.entries()) {
-    if (!isObject(c)) return `Invalid value at 'contents[${i}]'`;
-    if (c.role !== undefined && c.role !== 'user' && c.role !== 'model' && c.role !== 'function') return 'Please use a valid role: user, model.';
-    if (!Array.isArray(c.parts) || c.parts.length === 0) return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`;
-    for (const [j, p] of c.parts.entries()) {
-      const set = isObject(p) ? PART_FIELDS.filter((f) => p[f] !== undefined) : [];
-      if (set.length !== 1) return `* GenerateContentRequest.contents[${i}].parts[${j}].data: required oneof field 'data' must have one initialized field\n`;
-      const call = (p as Json).functionCall ?? (p as Json).functionResponse;
-      if (call !== undefined && !(isObject(call) && typeof call.name === 'string' && call.name !== '')) {
-        return `* GenerateContentRequest.contents[${i}].parts[${j}].${set[0]}.name: Name cannot be empty.\n`;
-      }
-    }
-  }
-  return undefined;
-}
-
-const partsOf = (c: Json | undefined, field: string) => (Array.isArray(c?.parts) ? (c.parts as Json[]).filter((p) => p[field] !== undefined) : []);
-
-/** A function call turn follows a user turn; the turn after it answers each call with one function response. */
-function validTurns(contents: Json[]): string | undefined {
-  for (const [i, c] of contents.entries()) {
-    const calls = partsOf(c, 'functionCall').length;
-    if (calls && (c.role !== 'model' || (i > 0 && contents[i - 1].role === 'model'))) {
-      return 'Please ensure that function call turn comes immediately after a user turn or after a function response turn.';
-    }
-    const responses = partsOf(c, 'functionResponse').length;
-    if (responses && responses !== partsOf(contents[i - 1], 'functionCall').length) {
-      return 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
-    }
-  }
-  return undefined;
-}
-
-function validTools(tools: unknown): string | undefined {
-  if (tools === undefined) return undefined;
-  if (!Array.isArray(tools)) return "Invalid value at 'tools' (type.googleapis.com/google.ai.generativelanguage.v1beta.Tool), expected a list";
-  for (const [i, t] of tools.entries()) {
-    const decls = isObject(t) && Array.isArray(t.functionDeclarations) ? t.functionDeclarations : [];
-    for (const [j, f] of decls.entries()) {
-      const at = `tools[${i}].function_declarations[${j}]`;
-      if (!isObject(f) || typeof f.name !== 'string' || !NAME.test(f.name)) {
-        return `* GenerateContentRequest.${at}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`;
-      }
-      if (f.parameters !== undefined && f.parametersJsonSchema !== undefined) return `* GenerateContentRequest.${at}: parameters and parameters_json_schema cannot both be set.\n`;
-    }
-  }
-  return undefined;
-}
-
-function validConfig(g: unknown): string | undefined {
-  if (g === undefined) return undefined;
-  if (!isObject(g)) return "Invalid value at 'generation_config'";
-  const range = (k: string, lo: number, hi: number) => g[k] !== undefined && !(typeof g[k] === 'number' && (g[k] as number) >= lo && (g[k] as number) <= hi);
-  if (range('temperature', 0, 2)) return `* GenerateContentRequest.generation_config.temperature: must be in [0, 2]\n`;
-  if (range('topP', 0, 1)) return `* GenerateContentRequest.generation_config.top_p: must be in [0, 1]\n`;
-  if (g.maxOutputTokens !== undefined && !(Number.isInteger(g.maxOutputTokens) && (g.maxOutputTokens as number) > 0)) return `Invalid value at 'generation_config.max_output_tokens' (TYPE_INT32), ${JSON.stringify(g.maxOutputTokens)}`;
-  if (Array.isArray(g.stopSequences) && g.stopSequences.length > 5) return '* GenerateContentRequest.generation_config.stop_sequences: at most 5 stop sequences are allowed\n';
-  if (g.candidateCount !== undefined && !(Number.isInteger(g.candidateCount) && (g.candidateCount as number) >= 1 && (g.candidateCount as number) <= 8)) return '* GenerateContentRequest.generation_config.candidate_count: must be in [1, 8]\n';
-  return undefined;
+  return plan(body, d, model);
 }
 
 /** Directives in the last user turn's text (a turn of function responses has none: the model answers in words). */
@@ -206,14 +145,15 @@ function chosenCall(body: Json, d: Directives): string | undefined {
   return undefined;
 }
 
-function plan(body: Json, d: Directives): Plan {
+function plan(body: Json, d: Directives, model: string): Plan {
   const g = isObject(body.generationConfig) ? body.generationConfig : {};
   const prompt = promptTokens(body);
   const thinking = isObject(g.thinkingConfig) ? g.thinkingConfig : {};
   const thoughts = intDirective(d, 'thoughts', 0);
   const thought = thoughts && thinking.includeThoughts === true ? Array.from({ length: thoughts }, (_, i) => `think${i + 1}`).join(' ') : undefined;
   const call = chosenCall(body, d);
-  if (call) return { pieces: [], thought, call, args: toolArgs(d), finish: 'STOP', prompt, output: 5, thoughts };
+  const signature = thinksInSignatures(model) ? Buffer.from(randomId('sig-', 48)).toString('base64') : undefined;
+  if (call) return { pieces: [], thought, call, args: toolArgs(d), signature, finish: 'STOP', prompt, output: 5, thoughts };
   if (d.finish_reason) return { pieces: [], thought, finish: d.finish_reason, prompt, output: 0, thoughts };
   const wanted = intDirective(d, 'chunks', 5);
   const limit = typeof g.maxOutputTokens === 'number' ? Math.min(wanted, Math.max(0, g.maxOutputTokens - thoughts)) : wanted;
@@ -249,10 +189,12 @@ function usage(p: Plan, output = p.output): Json {
   };
 }
 
+const callPart = (p: Plan): Json => ({ functionCall: { name: p.call, args: p.args ?? TOOL_ARGS }, ...(p.signature && { thoughtSignature: p.signature }) });
+
 function whole(model: string, p: Plan, responseId: string): Json {
   const parts: Json[] = [
     ...(p.thought ? [{ text: p.thought, thought: true }] : []),
-    ...(p.call ? [{ functionCall: { name: p.call, args: p.args ?? TOOL_ARGS } }] : p.pieces.length ? [{ text: p.pieces.join('') }] : []),
+    ...(p.call ? [callPart(p)] : p.pieces.length ? [{ text: p.pieces.join('') }] : []),
   ];
   const candidate: Json = parts.length ? { content: { parts, role: 'model' }, finishReason: p.finish, index: 0 } : { finishReason: p.finish, index: 0 };
   return { candidates: [candidate], usageMetadata: usage(p), modelVersion: model, responseId };
@@ -262,7 +204,7 @@ function whole(model: string, p: Plan, responseId: string): Json {
 function streamChunks(model: string, p: Plan, responseId: string): Json[] {
   const parts: Json[] = [
     ...(p.thought ? [{ text: p.thought, thought: true }] : []),
-    ...(p.call ? [{ functionCall: { name: p.call, args: p.args ?? TOOL_ARGS } }] : p.pieces.map((text) => ({ text }))),
+    ...(p.call ? [callPart(p)] : p.pieces.map((text) => ({ text }))),
   ];
   if (!parts.length) return [{ candidates: [{ finishReason: p.finish, index: 0 }], usageMetadata: usage(p), modelVersion: model, responseId }];
   const firstText = p.thought ? 1 : 0;
