@@ -198,6 +198,14 @@ test('the image route on the same path still answers image models (generate_cont
   assert.equal(line.route, 'generate_content');
 });
 
+test('an error object in a Gemini vendor\'s stream reaches the client untouched and is logged as the vendor\'s error', async () => {
+  const r = await gemini('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', { contents: [{ parts: [{ text: 'x [sim chunks=5 error_after=2]' }] }] });
+  assert.equal(r.status, 200);
+  const last = JSON.parse(sseData(r.text).at(-1)!);
+  assert.equal(last.error.status, 'UNAVAILABLE');
+  assert.equal((await logLineOf(stack, r.id)).outcome, 'upstream_error');
+});
+
 test('errors in Google\'s shape: no key 401, a bad key 401, a bad body 400, an unknown model 404, a vendor error relayed', async () => {
   const path = '/v1beta/models/gemini-2.5-flash:generateContent';
   const body = { contents: [{ parts: [{ text: 'hi' }] }] };
@@ -224,7 +232,7 @@ test('errors in Google\'s shape: no key 401, a bad key 401, a bad body 400, an u
   assert.ok(sdk instanceof Error && /401/.test(sdk.message), String(sdk));
 });
 
-test('a stream cut by the vendor ends with an error chunk, a chat client\'s tool call answers whole', async () => {
+test('a stream cut by the vendor ends with an error chunk', async () => {
   const r = await gemini('/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse', { contents: [{ parts: [{ text: 'x [sim chunks=5 cut_after=2]' }] }] });
   assert.equal(r.status, 200);
   const last = JSON.parse(sseData(r.text).at(-1)!);

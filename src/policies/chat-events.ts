@@ -40,7 +40,8 @@ export function sameDialectHandler(state: ChatStreamState, usage: CompiledUsageP
     if (ev.name && end.has(ev.name)) state.done = true;
     if (ev.data !== undefined) {
       state.dataEvents++;
-      if (ev.name === 'error') state.sawError = true;
+      // A named `error` event, or an unnamed one that is an error object (Google's streams).
+      if (ev.name === 'error' || (!ev.name && ev.data.startsWith('{"error"'))) state.sawError = true;
       if (usage && mayCarryUsage(usage, ev.name, ev.data)) state.usage = readUsage(usage, parseOrNull(ev.data), state.usage);
     }
     return `${ev.raw}\n\n`;
