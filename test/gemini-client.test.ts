@@ -198,6 +198,17 @@ test('the image route on the same path still answers image models (generate_cont
   assert.equal(line.route, 'generate_content');
 });
 
+test('candidateCount and maxOutputTokens: n and the completion limit, checked before anything is reserved', async () => {
+  const r = await gemini('/v1beta/models/gpt-4o-mini:generateContent', { contents: [{ parts: [{ text: 'two [sim chunks=2]' }] }], generationConfig: { candidateCount: 2, maxOutputTokens: 40 } });
+  assert.equal(r.status, 200, r.text);
+  const up = lastUpstream(stack).body as any;
+  assert.equal(up.n, 2);
+  assert.equal(up.max_completion_tokens, 40);
+  const bad = await gemini('/v1beta/models/gpt-4o-mini:generateContent', { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { maxOutputTokens: 'lots' } });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error.message, /maxOutputTokens/);
+});
+
 test('an error object in a Gemini vendor\'s stream reaches the client untouched and is logged as the vendor\'s error', async () => {
   const r = await gemini('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', { contents: [{ parts: [{ text: 'x [sim chunks=5 error_after=2]' }] }] });
   assert.equal(r.status, 200);
