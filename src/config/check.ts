@@ -5,6 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { loadYaml, type YamlFile } from './load-yaml.js';
 import { describeOne, type SchemaRegistry } from './schema-registry.js';
 import { resolveEnv } from './env-refs.js';
+import { sharedPathProblem } from './shared-paths.js';
 import type { Diagnostic } from './diagnostics.js';
 import { compileTransform, TransformError } from '../transform/compile-transform.js';
 import { upgradeConfig } from './upgrade.js';
@@ -183,13 +184,10 @@ function keepServed(routesFile: YamlFile, channels: ChannelsFile, diags: Diagnos
 function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaRegistry, vendorModels: Set<string>, routeAt: Report, chanAt: Report): void {
   const seen = new Map<string, number[]>();
   routes.routes.forEach((r, i) => {
-    // Routes may share a method and path only for different operations: the model the path names chooses among them.
     const key = `${r.method} ${r.path}`;
-    const earlier = seen.get(key) ?? [];
-    if (earlier.some((j) => (routes.routes[j].operation ?? routes.routes[j].id) === (r.operation ?? r.id) || !routes.routes[j].model_expr) || (earlier.length && !r.model_expr)) {
-      routeAt('error', `/routes/${i}/path`, `duplicate route ${key} (also /routes/${earlier.join(', /routes/')}): routes sharing a path need different operations and a model_expr over the path`);
-    }
-    seen.set(key, [...earlier, i]);
+    const shared = sharedPathProblem(routes.routes, i, seen.get(key) ?? []);
+    if (shared) routeAt('error', `/routes/${i}/path`, shared);
+    seen.set(key, [...(seen.get(key) ?? []), i]);
     if (routes.routes.findIndex((x) => x.id === r.id) !== i) routeAt('error', `/routes/${i}/id`, `duplicate route id "${r.id}"`);
     const bad = r.body_schema && registry.problem(r.body_schema);
     if (bad) routeAt('error', `/routes/${i}/body_schema`, bad);
