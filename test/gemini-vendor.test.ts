@@ -163,7 +163,10 @@ test('Messages: the Anthropic SDK on the Gemini vendor, plain and streamed, a to
   assert.equal(events.at(-2)!.data.usage.output_tokens, 2);
 });
 
-test('a vendor error keeps its status; a cut Gemini stream is a cut for the client', async () => {
+test('a vendor error keeps its status; a cut Gemini stream is a cut for the client; n > 1 does not stream', async () => {
+  const many = await post(`${stack.url}/v1/chat/completions`, { model, n: 2, stream: true, messages: [{ role: 'user', content: 'x' }] }, key);
+  assert.equal(many.status, 400);
+  assert.match(many.json.error.message, /`n` must be 1 when streaming/);
   const r = await post(`${stack.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'x [sim status=400]' }] }, key);
   assert.equal(r.status, 400);
   const s = await post(`${stack.url}/v1/chat/completions`, { model, stream: true, messages: [{ role: 'user', content: 'x [sim chunks=5 cut_after=2]' }] }, key);
