@@ -1,5 +1,5 @@
 // Stage: reads `Authorization: Bearer <key>` (or the route dialect's key header, e.g. x-api-key, or its key query
-// parameter, e.g. Gemini's ?key=) and resolves the live token record; on the admin API, checks the operator's key.
+// parameter, e.g. ?key=) and resolves the live token record; on the admin API, checks the operator's key.
 import { hash, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../http/errors.js';
 import type { Caller, Exchange, Matched } from './exchange.js';

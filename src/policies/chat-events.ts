@@ -40,7 +40,7 @@ export function sameDialectHandler(state: ChatStreamState, usage: CompiledUsageP
     if (ev.name && end.has(ev.name)) state.done = true;
     if (ev.data !== undefined) {
       state.dataEvents++;
-      // A named `error` event, or an unnamed one that is an error object (Google's streams).
+      // A named `error` event, or an unnamed one that is an error object (dialects whose events have no names).
       if (ev.name === 'error' || (!ev.name && ev.data.startsWith('{"error"'))) state.sawError = true;
       if (usage && mayCarryUsage(usage, ev.name, ev.data)) state.usage = readUsage(usage, parseOrNull(ev.data), state.usage);
     }

@@ -1,5 +1,5 @@
-// A dialect stream framed as one JSON array of its events' data instead of SSE (Google's streamGenerateContent
-// without ?alt=sse): each event's `data:` becomes an element as it comes, so the answer still streams, and the
+// A dialect stream framed as one JSON array of its events' data instead of SSE (a dialect's `sse_query` the client
+// left out): each event's `data:` becomes an element as it comes, so the answer still streams, and the
 // array closes when the stream does. The SSE text the stream code makes is rewritten, never buffered.
 import type { ServerResponse } from 'node:http';
 import { queryOf } from '../pipeline/match-route.js';

@@ -1,6 +1,6 @@
 // Policy `models`: the models the calling token may use, in OpenAI's list shape; with an `{id}` (or `{model}`) path
 // parameter, one of them as OpenAI's model object (any other id, hidden or not the token's, is 404 model_not_found).
-// A route with `answer` gives them in its dialect's shape instead (e.g. Gemini's `models/…` list).
+// A route with `answer` gives them in its dialect's shape instead.
 import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { visibleModels } from '../pipeline/resolve-model.js';
