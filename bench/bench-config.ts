@@ -48,16 +48,17 @@ function withMaxConnections(text: string, max: number): string {
 
 const loopback = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/;
 
-/** Load tests reach loopback only: a channel whose base URL is neither the simulator nor loopback is switched off. */
+/**
+ * Load tests reach loopback only: a channel whose base URL is neither the simulator nor loopback is switched off. A
+ * channel's base URL is its own, else that of the last template it extends that sets one (`extends` may be a list:
+ * `[openai, simulator]`; vendor files give no loopback URL, so only the demo's templates count).
+ */
 function disableRemoteChannels(doc: Document): void {
-  const channels = doc.get('channels') as { items?: unknown[] } | undefined;
-  for (let i = 0; i < (channels?.items?.length ?? 0); i++) {
-    // `extends` is a name or a list of names (vendor files and templates); the last template with a base URL sets it.
-    const node = doc.getIn(['channels', i, 'extends']);
-    const ext = isSeq(node) ? node.toJSON() : node;
-    const names: unknown[] = ext === undefined ? [] : Array.isArray(ext) ? ext : [ext];
-    const inherited = names.map((n) => doc.getIn(['templates', String(n), 'base_url'])).filter((b) => b !== undefined).at(-1);
-    const base = String(doc.getIn(['channels', i, 'base_url']) ?? inherited ?? '');
+  const js = doc.toJS() as { channels?: { base_url?: string; extends?: string | string[] }[]; templates?: Record<string, { base_url?: string }> };
+  (js.channels ?? []).forEach((c, i) => {
+    const chain = c.extends === undefined ? [] : Array.isArray(c.extends) ? c.extends : [c.extends];
+    const inherited = chain.map((t) => js.templates?.[t]?.base_url).filter((b): b is string => Boolean(b)).at(-1);
+    const base = String(c.base_url ?? inherited ?? '');
     if (!base.includes('${env:SWITCHYARD_SIM_URL') && !loopback.test(base)) doc.setIn(['channels', i, 'enabled'], false);
-  }
+  });
 }

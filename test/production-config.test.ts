@@ -130,6 +130,32 @@ test('Gemini: native generateContent on an image model, the size capped to what 
   assert.equal((sent.body as any).generationConfig.imageConfig.imageSize, '2K');
 });
 
+test('Gemini chat: a Gemini client (key in ?key=) untouched, a stream on alt=sse, an OpenAI client translated, charged at the list price', async () => {
+  const { key: own, id } = await stack.token({ quota: 100_000 });
+  const before = (await stack.balance(id))!;
+  const r = await fetch(`${stack.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${own}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi [sim chunks=4]' }] }] }),
+  });
+  const answer = await r.json() as any;
+  assert.equal(r.status, 200, JSON.stringify(answer));
+  assert.equal(answer.candidates[0].content.parts[0].text, 'tok1 tok2 tok3 tok4 ');
+  const sent = lastUpstream('/v1beta/models/gemini-2.5-flash:generateContent');
+  assert.equal(sent.headers['x-goog-api-key'], 'sim-key');
+  assert.equal(sent.url, '/v1beta/models/gemini-2.5-flash:generateContent', 'the client\'s ?key= stays at the gateway');
+  const u = answer.usageMetadata;
+  await eventually(async () => before - (await stack.balance(id))! === expectedCharge(shippedPrice('gemini-2.5-flash'), u.promptTokenCount, u.candidatesTokenCount));
+  const stream = await fetch(`${stack.url}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': own }, body: JSON.stringify({ contents: [{ parts: [{ text: 'go [sim chunks=2]' }] }] }),
+  });
+  assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+  assert.match(await stream.text(), /"finishReason":"STOP"/);
+  assert.equal(lastUpstream('/v1beta/models/gemini-2.5-pro:streamGenerateContent').url, '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
+  const ai = new OpenAI({ apiKey: own, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+  const chat = await ai.chat.completions.create({ model: 'gemini-2.5-flash-lite', messages: [{ role: 'system', content: 'Terse.' }, { role: 'user', content: 'hi [sim chunks=3]' }] });
+  assert.equal(chat.choices[0].message.content, 'tok1 tok2 tok3 ');
+  assert.deepEqual((lastUpstreamBody('/v1beta/models/gemini-2.5-flash-lite:generateContent') as any).systemInstruction, { parts: [{ text: 'Terse.' }] });
+});
+
 test('midjourney-proxy: an imagine in RELAX runs on the relax prefix, finishes, and its image comes through the gateway', async () => {
   const { key: own, id } = await stack.token({ quota: 10_000 });
   const sub = await call(stack, own, 'POST', '/art/submit/imagine', { prompt: 'a lighthouse [sim polls=1]', mode: 'RELAX' });

@@ -5,6 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { loadYaml, type YamlFile } from './load-yaml.js';
 import { describeOne, type SchemaRegistry } from './schema-registry.js';
 import { resolveEnv } from './env-refs.js';
+import { sharedPathProblem } from './shared-paths.js';
 import type { Diagnostic } from './diagnostics.js';
 import { compileTransform, TransformError } from '../transform/compile-transform.js';
 import { upgradeConfig } from './upgrade.js';
@@ -182,11 +183,12 @@ function keepServed(routesFile: YamlFile, channels: ChannelsFile, diags: Diagnos
 }
 
 function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaRegistry, vendorModels: Set<string>, routeAt: Report, chanAt: Report): void {
-  const seen = new Map<string, number>();
+  const seen = new Map<string, number[]>();
   routes.routes.forEach((r, i) => {
     const key = `${r.method} ${r.path}`;
-    if (seen.has(key)) routeAt('error', `/routes/${i}/path`, `duplicate route ${key} (also /routes/${seen.get(key)})`);
-    seen.set(key, i);
+    const shared = sharedPathProblem(routes.routes, i, seen.get(key) ?? []);
+    if (shared) routeAt('error', `/routes/${i}/path`, shared);
+    seen.set(key, [...(seen.get(key) ?? []), i]);
     if (routes.routes.findIndex((x) => x.id === r.id) !== i) routeAt('error', `/routes/${i}/id`, `duplicate route id "${r.id}"`);
     const bad = r.body_schema && registry.problem(r.body_schema);
     if (bad) routeAt('error', `/routes/${i}/body_schema`, bad);

@@ -26,6 +26,7 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
       usage: d.usage && compileUsagePaths(d.usage),
       streamEnd: new Set(d.stream_end ?? []),
       streamResult: d.stream_result && { events: new Set(d.stream_result.events), at: d.stream_result.at.split('.') },
+      sseQuery: d.sse_query ? { name: d.sse_query.split('=')[0], value: d.sse_query.split('=')[1] } : undefined,
     });
   }
   return out;

@@ -30,6 +30,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     path: r.path,
     operation: r.operation ?? r.id,
     policy: r.policy,
+    stream: r.stream ?? false,
     auth: r.auth ?? true,
     action: r.action,
     errorType: r.error_type,
@@ -44,6 +45,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
     dialect: r.dialect ? dialects.get(r.dialect) : undefined,
     keyHeader: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_header : undefined,
+    keyQuery: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_query : undefined,
     store: r.store && {
       namespace: r.store.namespace, enabledBy: r.store.enabled_by, continues: r.store.continues,
       ttlMs: (r.store.ttl_s ?? 30 * 86400) * 1000, maxBytes: r.store.max_bytes ?? 16 << 20,
@@ -116,7 +118,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
   for (const [name, op] of Object.entries(c.operations ?? {})) {
     const t = (src?: string) => (src ? compileTransform(src, transformMs) : undefined);
     operations.set(name, {
-      path: op.path ?? '', models: op.models && new Set(op.models), request: t(op.request), response: t(op.response), chunk: t(op.chunk),
+      path: op.path ?? '', streamPath: op.stream_path, models: op.models && new Set(op.models), request: t(op.request), response: t(op.response), chunk: t(op.chunk),
       pathExpr: t(op.path_expr), encoding: op.encoding ?? 'json',
       statusMap: op.status_map ?? {}, contentPath: op.content?.path, contentResolve: t(op.content?.resolve),
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },

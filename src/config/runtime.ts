@@ -25,6 +25,8 @@ export interface CompiledRoute {
   path: string;
   operation: string;
   policy: Route['policy'];
+  /** Policy stream: every request streams, whatever its body says. */
+  stream: boolean;
   /** A client token (true), nobody (false), or the operator's key. */
   auth: boolean | 'admin';
   /** What an `admin` or `billing` route does. */
@@ -49,7 +51,9 @@ export interface CompiledRoute {
   store?: CompiledConversationStore;
   /** A header that may carry the API key instead of Authorization: Bearer. */
   keyHeader?: string;
-  /** The answer of a `count_tokens` route ($tokens). */
+  /** A query parameter that may carry the API key. */
+  keyQuery?: string;
+  /** The answer of a `count_tokens` route ($tokens), or of a `models` route in a dialect's shape. */
   answer?: Transform;
 }
 
@@ -66,6 +70,8 @@ export interface CompiledDialect {
   streamEnd: Set<string>;
   /** The events of an untouched stream that carry the whole answer, and where in their data. */
   streamResult?: { events: Set<string>; at: string[] };
+  /** The query parameter a client's stream needs to be SSE (else a JSON array). */
+  sseQuery?: { name: string; value: string };
 }
 
 export interface CompiledConversationStore {
@@ -112,6 +118,8 @@ export interface TaskCall { method: 'DELETE' | 'POST'; path: string }
 
 export interface CompiledOperation {
   path: string;
+  /** The path of a streamed chat request, where the vendor streams elsewhere. */
+  streamPath?: string;
   /** The channel's models this operation serves; undefined: all of them. */
   models?: Set<string>;
   request?: Transform;

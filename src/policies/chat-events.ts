@@ -3,7 +3,7 @@
 // streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
 import { answerModel, type Usage } from '../pipeline/context.js';
-import { dig, readUsage } from '../transform/usage-paths.js';
+import { dig, mayCarryUsage, readUsage } from '../transform/usage-paths.js';
 import type { CompiledDialect } from '../config/runtime.js';
 
 export interface ChatStreamState {
@@ -36,19 +36,22 @@ export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean
 
 /**
  * Handler for a client and vendor that speak the same (non-unified) dialect: the events pass as they came; only those
- * its `usage` names are parsed, for billing.
+ * its `usage` names are parsed, for billing. A dialect that names no end event (its events have no names) ends
+ * cleanly with the body.
  */
 export function sameDialectHandler(state: ChatStreamState, d: Pick<CompiledDialect, 'usage' | 'streamEnd' | 'streamResult'>) {
   const { usage, streamEnd: end, streamResult } = d;
+  if (!end.size) state.done = true;
   return (ev: SseEvent): string => {
     if (ev.name && end.has(ev.name)) state.done = true;
     if (ev.data !== undefined) {
       state.dataEvents++;
-      if (ev.name === 'error') state.sawError = true;
-      const forUsage = ev.name !== undefined && usage?.events.has(ev.name);
+      // A named `error` event, or an unnamed one that is an error object (dialects whose events have no names).
+      if (ev.name === 'error' || (!ev.name && ev.data.startsWith('{"error"'))) state.sawError = true;
+      const forUsage = usage !== undefined && mayCarryUsage(usage, ev.name, ev.data);
       const forResult = ev.name !== undefined && streamResult?.events.has(ev.name);
       const parsed = forUsage || forResult ? parseOrNull(ev.data) : undefined;
-      if (forUsage) state.usage = readUsage(usage!, parsed, state.usage);
+      if (forUsage) state.usage = readUsage(usage, parsed, state.usage);
       if (forResult) state.result = dig(parsed, streamResult!.at);
     }
     return `${ev.raw}\n\n`;

@@ -11,6 +11,10 @@ export type Operation = {
    */
   path?: string;
   /**
+   * Upstream path of a streamed request (policy `stream` with stream set), when the vendor streams on another path (e.g. Gemini's `/v1beta/models/{model}:streamGenerateContent?alt=sse`). Default: `path`.
+   */
+  stream_path?: string;
+  /**
    * The channel's models this operation serves (default: all of them). A vendor that serves several kinds of model on one key (chat and embeddings) names which go where, so a chat model is never sent to the embeddings path; a model outside the list is `model_not_found` for this operation.
    *
    * @minItems 1
