@@ -102,7 +102,7 @@ async function redisWindows(): Promise<{ w: RedisRateWindows; close(): Promise<v
   await c.connect();
   await c.flushDb();
   await c.close();
-  const client = await connectRedis(`${redis!.uri}/9`);
+  const { client } = await connectRedis(`${redis!.uri}/9`);
   return { w: new RedisRateWindows(client), close: () => client.close() };
 }
 

@@ -59,8 +59,9 @@ export class RedisJobs implements JobQueue {
   private readonly prefix: string;
 
   constructor(private readonly client: RedisClient, queue: string) {
-    this.zset = `sy:jobs:${queue}`;
-    this.prefix = `sy:job:${queue}:`;
+    // One hash tag per queue: a claim's script reads the set and the jobs it takes on one Redis Cluster slot.
+    this.zset = `sy:jobs:{q:${queue}}`;
+    this.prefix = `sy:job:{q:${queue}}:`;
   }
 
   async schedule(id: string, dueAt: number): Promise<void> {

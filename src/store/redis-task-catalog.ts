@@ -1,11 +1,12 @@
 // TaskCatalog in Redis: a hash per entry and one sorted set per filter combination (everyone, an owner, a family,
 // an owner's family), scored by creation time; equal scores sort by id, as SQLite's (created_ms, id) order does.
-// Every change and every page is one Lua script. Scripts name the sets of an entry inside, so this needs one Redis
-// node (or a primary with replicas), not Redis Cluster.
+// Every change and every page is one Lua script. Scripts name the sets of an entry inside, so every key carries the
+// one hash tag `{cat}`: on a Redis Cluster the whole catalog is one slot (one master), written once per task
+// submit and per removal, which a listing index can afford for the atomic four-set update it buys.
 import { LuaScript, type RedisClient } from './redis-client.js';
 import type { CatalogEntry, CatalogPage, CatalogQuery, TaskCatalog } from './task-catalog.js';
 
-const prefix = 'sy:task:cat:';
+const prefix = 'sy:task:{cat}:';
 const all = `${prefix}all`;
 
 // The four sets an entry is in. The owner's name is length-prefixed (in bytes, as Lua counts) so no owner and family
@@ -69,11 +70,11 @@ export class RedisTaskCatalog implements TaskCatalog {
   constructor(private readonly client: RedisClient) {}
 
   async add(e: CatalogEntry): Promise<void> {
-    await add.run(this.client, [], [prefix, e.id, e.user, e.family, e.model, e.created_ms]);
+    await add.run(this.client, [all], [prefix, e.id, e.user, e.family, e.model, e.created_ms]);
   }
 
   async remove(id: string): Promise<void> {
-    await remove.run(this.client, [], [prefix, id]);
+    await remove.run(this.client, [all], [prefix, id]);
   }
 
   async page(q: CatalogQuery): Promise<CatalogPage | undefined> {
@@ -84,6 +85,6 @@ export class RedisTaskCatalog implements TaskCatalog {
   }
 
   async prune(beforeMs: number, limit: number): Promise<number> {
-    return Number(await prune.run(this.client, [], [prefix, beforeMs, limit]));
+    return Number(await prune.run(this.client, [all], [prefix, beforeMs, limit]));
   }
 }
