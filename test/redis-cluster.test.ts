@@ -7,6 +7,8 @@ import { parseClusterUri, redactUri } from '../src/store/redis-client.js';
 import { catalogContract, quotaContract, recoveryContract, taskIndexContract, type StoreMaker } from './helpers/store-contract.js';
 import { redisSkip } from './helpers/redis.js';
 import { startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
+import { multiInstanceTests } from './helpers/multi-instance.js';
+import { agrees } from './helpers/rate-agreement.js';
 
 const skip = redisSkip('the Redis Cluster tests');
 
@@ -49,3 +51,19 @@ test('redis-cluster store: describe names it; an unreachable cluster fails fast 
   assert.ok(Date.now() - t0 < 10_000);
 });
 
+
+test('redis-cluster rate windows agree with the rule op for op; the windows of different tokens spread over the masters', { skip, timeout: 30_000 }, async () => {
+  await cluster!.flush();
+  const store = await openStore(cluster!.uri);
+  try {
+    for (const seed of [1, 2, 3, 4, 5, 6]) await agrees(store.rates, seed);
+    const perMaster = await Promise.all((await cluster!.masterPorts()).map(async (p) => Number(await cluster!.command(p, ['DBSIZE']))));
+    assert.equal(perMaster.reduce((a, b) => a + b, 0) > 0, true);
+    assert.ok(perMaster.filter((n) => n > 0).length >= 2, `windows on one master only: ${perMaster}`);
+  } finally { await store.close(); }
+});
+
+multiInstanceTests('two instances on a Redis Cluster', skip, async () => {
+  await cluster!.flush();
+  return { uri: cluster!.uri, stop: async () => {} };
+}, /^redis-cluster redis-cluster:/);
