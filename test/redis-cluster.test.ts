@@ -9,12 +9,22 @@ import { redisSkip } from './helpers/redis.js';
 import { startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
 import { multiInstanceTests } from './helpers/multi-instance.js';
 import { agrees } from './helpers/rate-agreement.js';
+import { conservationProperty, type RunFigures } from './helpers/conservation.js';
+import { startSimulator, type Simulator } from '../simulator/server.js';
+import fc from 'fast-check';
 
 const skip = redisSkip('the Redis Cluster tests');
+const runs = Number(process.env.CONSERVATION_RUNS ?? 3);
+const seed = Number(process.env.CONSERVATION_SEED ?? 42);
 
 let cluster: RedisClusterServer | undefined;
-before(async () => { if (!skip) cluster = await startRedisCluster({ masters: 3 }); });
-after(async () => { await cluster?.stop(); });
+let sim: Simulator | undefined;
+before(async () => {
+  if (skip) return;
+  cluster = await startRedisCluster({ masters: 3 });
+  sim = await startSimulator({ port: 0, keys: ['sim-key'] });
+});
+after(async () => { await sim?.close(); await cluster?.stop(); });
 
 /** Each test starts from an emptied cluster (every master flushed: a cluster has no database numbers). */
 const clusterMaker: StoreMaker = {
@@ -67,3 +77,13 @@ multiInstanceTests('two instances on a Redis Cluster', skip, async () => {
   await cluster!.flush();
   return { uri: cluster!.uri, stop: async () => {} };
 }, /^redis-cluster redis-cluster:/);
+
+test(`redis-cluster: money is conserved through random requests, failures, aborts and kill -9 (${runs} runs, seed ${seed})`, { skip, timeout: 300_000 }, async () => {
+  const figures: RunFigures[] = [];
+  const fresh = async () => { await cluster!.flush(); return cluster!.uri; };
+  await fc.assert(conservationProperty(fresh, () => sim!.url, (f) => figures.push(f)), { numRuns: runs, seed, endOnFailure: true, includeErrorInReport: true });
+  for (const f of figures) {
+    console.log(`conservation (redis-cluster): ${f.actions} actions, ${f.kills} kill -9, ${f.requests} reservations; ` +
+      f.accounts.map((a) => `balance ${a.balance} = topups ${a.topups} − charges ${a.charges}`).join('; '));
+  }
+});
