@@ -101,7 +101,22 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
+  /** Retries (for up to `retryMs`) only answers that prove the script did not run: a slot caught mid-move
+   * (TRYAGAIN), a cluster without a master for the slot (CLUSTERDOWN, a failover under way) and a node connection
+   * that is down (node-redis refuses the command before sending it). The retry is routed by the slot map again. */
+  async run(client: RedisClient, keys: string[], args: (string | number)[], retryMs = 3000): Promise<unknown> {
+    const until = Date.now() + retryMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(client, keys, args);
+      } catch (err) {
+        if (!notRun(err) || Date.now() >= until) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(25 * attempt, 250)));
+      }
+    }
+  }
+
+  private async once(client: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
     const opts = { keys, arguments: args.map(String) };
     try {
       return await client.evalSha(this.sha, opts);
@@ -111,3 +126,5 @@ export class LuaScript {
     }
   }
 }
+
+const notRun = (err: unknown) => /^(TRYAGAIN|CLUSTERDOWN|The client is offline)/.test(String((err as Error)?.message));

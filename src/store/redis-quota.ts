@@ -22,7 +22,9 @@ const accountsKey = `${P}accounts`;
 const ownersKey = `${P}owners`;
 const ownerKey = (owner: string) => `${P}{own:${owner}}:open`;
 
-// KEYS[1] is the account's `bal` key: scripts derive the account's prefix A from it.
+// KEYS[1] is the account's `bal` key: scripts derive the account's prefix A from it. KEYS lists every key a script
+// touches: on a cluster, a slot caught mid-move is refused before the script runs (ASK, TRYAGAIN: retried) only for
+// declared keys; an undeclared one already moved would fail the script halfway, after some of its writes.
 const lib = `
 local A = string.sub(KEYS[1], 1, -4)
 local function tag(v) if v == nil or v == '' then return nil end return v end
@@ -140,7 +142,8 @@ export class RedisQuotaLedger implements QuotaLedger {
   async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<boolean> {
     const n = whole(amount);
     await Promise.all([this.client.hSet(ownerKey(this.owner), request, account), this.listOwner()]);
-    const r = Number(await reserve.run(this.client, [`${acctKey(account)}bal`],
+    const A = acctKey(account);
+    const r = Number(await reserve.run(this.client, [`${A}bal`, `${A}entry:${request}:reserve`, `${A}log`, `${A}open:${request}`],
       [account, request, n, this.owner, scope, Date.now(), tags?.user ?? '', tags?.model ?? '', tags?.route ?? '', tags?.units ?? '']));
     if (r !== 1) await this.client.hDel(ownerKey(this.owner), request).catch(() => undefined);
     return r === 1;
@@ -157,15 +160,20 @@ export class RedisQuotaLedger implements QuotaLedger {
   }
 
   private async closeRequest(account: string, request: string, kind: 'settle' | 'refund', want: number, reserved: number, tags?: CloseTags): Promise<[number, number]> {
-    const [charged, uncharged, owner] = (await close.run(this.client, [`${acctKey(account)}bal`],
-      [account, request, kind, want, whole(reserved), Date.now(), ...closeArgs(tags)])) as [number, number, string];
+    const [A, now] = [acctKey(account), Date.now()];
+    const hour = Math.floor(now / hourMs);
+    const keys = [`${A}bal`, `${A}entry:${request}:close`, `${A}open:${request}`, `${A}entry:${request}:reserve`, `${A}log`, `${A}usage`,
+      `${A}usage:h:${hour}`, `${A}usage:d:${Math.floor(hour / 24)}`, `${A}usage:hours`, `${A}usage:days`];
+    const [charged, uncharged, owner] = (await close.run(this.client, keys,
+      [account, request, kind, want, whole(reserved), now, ...closeArgs(tags)])) as [number, number, string];
     // After the close: a pointer left by a failure here points at nothing and is skipped.
     if (owner) await this.client.hDel(ownerKey(owner), request).catch(() => undefined);
     return [Number(charged), Number(uncharged)];
   }
 
   async topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<void> {
-    const r = await topup.run(this.client, [`${acctKey(account)}bal`], [account, `topup:${ref}`, whole(amount), Date.now(), tags?.route ?? '', tags?.user ?? '']);
+    const A = acctKey(account);
+    const r = await topup.run(this.client, [`${A}bal`, `${A}entry:topup:${ref}`, `${A}log`], [account, `topup:${ref}`, whole(amount), Date.now(), tags?.route ?? '', tags?.user ?? '']);
     if (Number(r) === -1) throw new Error(`quota_no_account: ${account}`);
   }
 

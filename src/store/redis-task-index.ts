@@ -36,23 +36,20 @@ redis.call('HSET', KEYS[1], 'channel', ARGV[2])
 redis.call('ZADD', KEYS[2], score(KEYS[1]), ARGV[1])
 return 1`);
 
-// KEYS: the group's due. ARGV: now, lease until, owner, limit, task key prefix. Returns id, channel, id, channel, ...
-// Taking the lease moves the score past the lease, so another instance's claim no longer sees the task.
-const claim = new LuaScript(`${score}
-local out = {}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))) do
-  local h = ARGV[5] .. id
-  local channel = redis.call('HGET', h, 'channel')
-  if not channel then
-    redis.call('ZREM', KEYS[1], id)
-  else
-    redis.call('HSET', h, 'lease_until', ARGV[2], 'lease_owner', ARGV[3])
-    redis.call('ZADD', KEYS[1], score(h), id)
-    out[#out + 1] = id
-    out[#out + 1] = channel
-  end
+// KEYS: task, due. ARGV: id, now, lease until, owner. The task's channel when it was still due and is now leased,
+// else false. Taking the lease moves the score past the lease, so another instance's claim no longer sees the task.
+// One task per call, its keys declared: on a cluster a slot caught mid-move is refused before the script runs.
+const claimOne = new LuaScript(`${score}
+local channel = redis.call('HGET', KEYS[1], 'channel')
+if not channel then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  return false
 end
-return out`);
+local s = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[1]) or '')
+if not s or s > tonumber(ARGV[2]) then return false end
+redis.call('HSET', KEYS[1], 'lease_until', ARGV[3], 'lease_owner', ARGV[4])
+redis.call('ZADD', KEYS[2], score(KEYS[1]), ARGV[1])
+return channel`);
 
 // KEYS: task, due. ARGV: id, owner, now, lease until. Free (lease expired) or already ours → take it.
 const lease = new LuaScript(`${score}
@@ -79,7 +76,7 @@ return 1`);
 
 const groupKeys = (group: string) => {
   const g = `sy:task:{g:${group}}:`;
-  return { task: (id: string) => `${g}open:${id}`, taskPrefix: `${g}open:`, slots: `${g}slots`, due: `${g}due` };
+  return { task: (id: string) => `${g}open:${id}`, slots: `${g}slots`, due: `${g}due` };
 };
 const groupsKey = 'sy:task:groups';
 const groupOf = (id: string) => `sy:task:at:${id}`;
@@ -150,8 +147,14 @@ export class RedisTaskIndex implements TaskIndex {
     const out: OpenTask[] = [];
     for (let i = 0; i < groups.length && out.length < limit; i++) {
       const k = groupKeys(groups[(from + i) % groups.length]);
-      const flat = (await claim.run(this.client, [k.due], [now, leaseUntil, owner, limit - out.length, k.taskPrefix])) as string[];
-      for (let j = 0; j < flat.length; j += 2) out.push({ id: flat[j], channel: flat[j + 1] });
+      // A task another claimer took in between is scored past `now` by then, so reading again skips it.
+      for (;;) {
+        const ids = await this.client.zRangeByScore(k.due, '-inf', now, { LIMIT: { offset: 0, count: limit - out.length } });
+        if (!ids.length) break;
+        const channels = await Promise.all(ids.map((id) => claimOne.run(this.client, [k.task(id), k.due], [id, now, leaseUntil, owner])));
+        ids.forEach((id, j) => { if (typeof channels[j] === 'string') out.push({ id, channel: channels[j] as string }); });
+        if (out.length >= limit) break;
+      }
     }
     return out;
   }
