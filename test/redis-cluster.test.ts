@@ -92,12 +92,16 @@ test(`redis-cluster: money is conserved through random requests, failures, abort
 function traffic(stores: Store[], account: string) {
   let running = true;
   const errors: string[] = [];
+  const settled = new Set<string>();
   let done = 0;
   const loops = stores.flatMap((s, i) => [0, 1].map(async (j) => {
     for (let n = 0; running; n++) {
       const request = `mv_${i}_${j}_${n}`;
       try {
-        if (await s.quota.reserve(account, request, 10)) await s.quota.settle(account, request, 10, n % 11);
+        if (await s.quota.reserve(account, request, 10)) {
+          await s.quota.settle(account, request, 10, n % 11);
+          settled.add(request);
+        }
         done++;
       } catch (err) {
         errors.push(String((err as Error).message));
@@ -105,7 +109,7 @@ function traffic(stores: Store[], account: string) {
       }
     }
   }));
-  return { errors, count: () => done, async stop() { running = false; await Promise.all(loops); } };
+  return { errors, settled, count: () => done, async stop() { running = false; await Promise.all(loops); } };
 }
 
 /** balance = topups − charges from the account's own entries, each request reserved and closed once. */
@@ -158,5 +162,57 @@ test('redis-cluster: the slot of an account\'s ledger moves to another master wh
   } finally {
     await b.close();
     await a.close();
+  }
+});
+
+test('redis-cluster: a master killed with kill -9 is replaced by its replica and the store goes on', { skip, timeout: 90_000 }, async () => {
+  const six = await startRedisCluster({ masters: 3, replicas: 1 });
+  const [a, b] = [await openStore(six.uri), await openStore(six.uri)];
+  const account = `acct_${Date.now()}`;
+  try {
+    await a.quota.createAccount(account, 1_000_000);
+    const masters = await six.masterPorts();
+    const counts = await Promise.all(masters.map(async (p) => Number(await six.command(p, ['DBSIZE']))));
+    const slot = Number(await six.command(masters[0], ['CLUSTER', 'KEYSLOT', `sy:quota:{a:${account}}:bal`]));
+    const owner = (await Promise.all(masters.map(async (p) => [p, Number(await six.command(p, ['CLUSTER', 'COUNTKEYSINSLOT', String(slot)]))] as const)))
+      .find(([, n]) => n > 0)![0];
+    assert.ok(counts.some((n) => n > 0));
+    const load = traffic([a, b], account);
+    await new Promise((r) => setTimeout(r, 400));
+    const killedAt = Date.now();
+    six.nodes.find((n) => n.port === owner)!.child.kill('SIGKILL');
+    await six.healthy(30_000);
+    const promoted = (await six.masterPorts()).find((p) => !masters.includes(p));
+    assert.ok(promoted, 'a replica became a master');
+    const atHealthy = load.count();
+    const until = Date.now() + 15_000;
+    while (load.count() < atHealthy + 100 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    const resumedMs = Date.now() - killedAt;
+    assert.ok(load.count() >= atHealthy + 100, 'movements on the moved ledger succeed again');
+    await load.stop();
+    // The ledger is whole: each script's writes reach the replica together, so what survived is a consistent prefix.
+    // Replication is asynchronous, so movements the dead master acknowledged last may be missing (counted here);
+    // a reservation whose close was lost stays open, held from the balance, until its owner is swept.
+    const [balance, entries] = [(await b.quota.balance(account))!, await b.quota.entries(account)];
+    const topups = entries.filter((e) => e.kind === 'topup').reduce((sum, e) => sum - e.amount, 0);
+    const byRequest = new Map<string, number[]>();
+    for (const e of entries) if (e.kind !== 'topup') byRequest.set(e.request, [...(byRequest.get(e.request) ?? []), e.amount]);
+    let charged = 0;
+    let open = 0;
+    for (const [request, amounts] of byRequest) {
+      assert.ok(amounts.length <= 2, `${request}: one reserve and one close at most`);
+      const charge = amounts.reduce((x, y) => x + y, 0);
+      assert.ok(charge >= 0 && charge <= amounts[0], `${request}: charge ${charge} within its reservation`);
+      if (amounts.length === 2) charged += charge; else open += charge;
+    }
+    assert.equal(balance, topups - charged - open, 'balance = topups − charges − open reservations');
+    const lost = [...load.settled].filter((r) => (byRequest.get(r)?.length ?? 0) < 2).length;
+    console.log(`failover (redis-cluster): master ${owner} killed, replica ${promoted} promoted; movements resumed ${resumedMs} ms after the kill; ` +
+      `${load.errors.length} movements failed meanwhile; ${load.settled.size} settles acknowledged, ${lost} of them lost with the master; ` +
+      `balance ${balance} = topups ${topups} − charges ${charged} − open ${open}`);
+  } finally {
+    await b.close();
+    await a.close();
+    await six.stop();
   }
 });

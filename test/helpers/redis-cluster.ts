@@ -49,6 +49,8 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
     // No persistence; a short node timeout so a dead master's replica takes over within about two seconds.
     const child = spawn('redis-server', ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1',
       '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '1000',
+      // A replica may always take over, however long ago it last heard from its master (the test kills masters young).
+      '--cluster-replica-validity-factor', '0',
       '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'inherit'] });
     const node: ClusterNode = { port, child, exited: false };
     child.once('exit', () => { node.exited = true; });
@@ -98,7 +100,9 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
       const until = Date.now() + ms;
       for (;;) {
         const states = await Promise.all(live().map((n) => send(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
-        const ok = states.every((s) => s.includes('cluster_state:ok'));
+        // Replicas count once they are in sync: a replica still loading its master's data cannot take over.
+        const repl = await Promise.all(live().map((n) => send(n.port, ['INFO', 'replication']).then(String, () => '')));
+        const ok = states.every((s) => s.includes('cluster_state:ok')) && repl.every((r) => !r.includes('role:slave') || r.includes('master_link_status:up'));
         if (ok && (await masterPorts().catch(() => [])).length === masters) return;
         if (Date.now() > until) throw new Error(`cluster not healthy within ${ms} ms`);
         await sleep(100);
