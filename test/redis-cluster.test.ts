@@ -48,6 +48,7 @@ test('redis-cluster URIs: nodes, credentials and TLS are read; the password neve
   assert.deepEqual(parseClusterUri('redis-cluster://:pw@h:1/'), { tls: false, username: undefined, password: 'pw', nodes: [{ host: 'h', port: 1 }] });
   assert.throws(() => parseClusterUri('redis-cluster://h'), /cluster node "h" is not host:port/);
   assert.throws(() => parseClusterUri('redis-cluster://u:p@/x'), /expected redis-cluster:\/\//);
+  assert.throws(() => parseClusterUri('redis-cluster://h:1,h:2/0'), /expected redis-cluster:\/\//, 'a cluster has no database numbers');
   assert.equal(redactUri('redis-cluster://app:secret@h:1,h:2'), 'redis-cluster://app:***@h:1,h:2');
 });
 
