@@ -9,6 +9,7 @@ import { RedisTaskCatalog } from './redis-task-catalog.js';
 import { RedisInstances } from './redis-instances.js';
 import { RedisJobs } from './redis-jobs.js';
 import { RedisRateWindows } from './redis-rate.js';
+import { migrateLayout } from './redis-migrate.js';
 import type { JobQueue } from './job-queue.js';
 
 /** Every instance publishes revoked token hashes here and drops them from its cache when one arrives. */
@@ -17,6 +18,14 @@ export const invalidateChannel = 'sy:invalidate';
 export async function openRedis(uri: string, instance: string, staleMs: number): Promise<Store> {
   const conn = await connectRedis(uri);
   const { client } = conn;
+  if (!conn.cluster) {
+    try {
+      await migrateLayout(client);
+    } catch (err) {
+      client.destroy();
+      throw err;
+    }
+  }
   const listeners = new Set<(hash?: string) => void>();
   const notify = (hash?: string) => { for (const cb of listeners) cb(hash); };
   let sub: RedisClient | undefined;
