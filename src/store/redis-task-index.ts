@@ -3,13 +3,15 @@ import { LuaScript, type RedisClient } from './redis-client.js';
 import type { OpenTask, PendingTask, TaskIndex } from './task-index.js';
 
 // Layout: a hash per open task (grp, channel, next, lease_until, lease_owner), a set of open ids per group (its
-// size is the in-flight count), and one sorted set `due` holding every open id. A task's score in `due` is the
+// size is the in-flight count), and a sorted set `due` per group holding its open ids. A task's score in `due` is the
 // first moment it may be claimed: +inf while it has no channel, else max(next, lease_until + 1). Every script
 // that changes those fields recomputes the score, so "score <= now" is exactly SQLite's claim condition
-// (next_poll_at <= now AND lease_until < now AND channel != '') and a claim reads only tasks it will take.
+// (next_poll_at <= now AND lease_until < now AND channel != '') and a claim reads only tasks it will take, then
+// leases each in a script of its own that checks the score again (another instance may have taken it meanwhile).
 // All of a group's keys carry its hash tag `{g:<group>}` (sy:task:{g:<group>}:open:<id>, …:slots, …:due), so every
-// script runs on one Redis Cluster slot; `due` is per group and a claim visits the groups in turn. Two indexes in
-// slots of their own, written before the task they name: sy:task:groups (every group) and sy:task:at:<id> (its group).
+// script runs on one Redis Cluster slot and declares every key it touches; a claim visits the groups in turn. Two
+// indexes in slots of their own, written before the task they name: sy:task:groups (every group) and
+// sy:task:at:<id> (its group).
 const score = `
 local function score(h)
   local f = redis.call('HMGET', h, 'channel', 'next', 'lease_until')
