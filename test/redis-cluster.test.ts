@@ -209,7 +209,7 @@ test('redis-cluster: a master killed with kill -9 is replaced by its replica and
     assert.equal(balance, topups - charged - open, 'balance = topups − charges − open reservations');
     const lost = [...load.settled].filter((r) => (byRequest.get(r)?.length ?? 0) < 2).length;
     console.log(`failover (redis-cluster): master ${owner} killed, replica ${promoted} promoted; movements resumed ${resumedMs} ms after the kill; ` +
-      `${load.errors.length} movements failed meanwhile; ${load.settled.size} settles acknowledged, ${lost} of them lost with the master; ` +
+      `${load.errors.length} movements failed meanwhile (${[...new Set(load.errors)].slice(0, 3).join(' | ') || 'none'}); ${load.settled.size} settles acknowledged, ${lost} of them lost with the master; ` +
       `balance ${balance} = topups ${topups} − charges ${charged} − open ${open}`);
   } finally {
     await b.close();
