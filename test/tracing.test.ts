@@ -5,12 +5,10 @@
 import { test as nodeTest, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startStack, fixture, eventually, type Stack } from './helpers/stack.js';
 import { startOtlpReceiver, SpanKind, type ExportedSpan, type OtlpReceiver } from './helpers/otlp-receiver.js';
 import { chatUrl, sseData } from './helpers/api.js';
-import { call, waitFinal } from './helpers/video.js';
+import { closedPortUrl } from './helpers/ports.js';
 
 const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 30_000 }, fn);
 
@@ -38,14 +36,6 @@ beforeEach(async () => {
   stack.sim.control.clearFaults();
   stack.sim.control.clear();
 });
-
-async function closedPortUrl(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return `http://127.0.0.1:${port}`;
-}
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 const user = (content: string) => [{ role: 'user', content }];

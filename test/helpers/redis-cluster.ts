@@ -4,8 +4,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { createClient } from '@keyv/redis';
+import { freePort } from './ports.js';
 
 export interface ClusterNode { port: number; child: ChildProcess; exited: boolean }
 export interface RedisClusterServer {
@@ -20,14 +20,6 @@ export interface RedisClusterServer {
   /** Resolves once every live node reports `cluster_state:ok` and agrees on the masters. */
   healthy(ms?: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
