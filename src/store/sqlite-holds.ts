@@ -6,7 +6,7 @@ import type { LedgerEntry } from './quota-ledger.js';
 import { entryArgs, insertEntry } from './sqlite-quota.js';
 import type { SqliteUsage } from './sqlite-usage.js';
 import { mergeDeltas, rollupOf, type RollupDelta } from './usage.js';
-import type { HoldBackend } from './held-quota.js';
+import type { HoldBackend } from './hold-backend.js';
 import { ownersSchema, pidAlive } from './sqlite-instances.js';
 
 const schema = `${ownersSchema}
