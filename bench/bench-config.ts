@@ -2,7 +2,7 @@
 // and the per-process connection cap raised for the connection soak.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDocument, type Document } from 'yaml';
+import { isSeq, parseDocument, type Document } from 'yaml';
 
 /** Far above anything one token can send here, yet a real limit, so the limiter's cost stays in the measurement. */
 export const benchRateLimit = { requests: 1_000_000_000, window_s: 60 };
@@ -52,8 +52,15 @@ const loopback = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$
 function disableRemoteChannels(doc: Document): void {
   const channels = doc.get('channels') as { items?: unknown[] } | undefined;
   for (let i = 0; i < (channels?.items?.length ?? 0); i++) {
-    const ext = doc.getIn(['channels', i, 'extends']);
-    const base = String(doc.getIn(['channels', i, 'base_url']) ?? (ext ? doc.getIn(['templates', String(ext), 'base_url']) ?? '' : ''));
+    const base = String(doc.getIn(['channels', i, 'base_url']) ?? templateBaseUrl(doc, doc.getIn(['channels', i, 'extends'])) ?? '');
     if (!base.includes('${env:SWITCHYARD_SIM_URL') && !loopback.test(base)) doc.setIn(['channels', i, 'enabled'], false);
   }
+}
+
+/** The base URL a channel inherits: `extends` is a name or a list (later names override earlier ones; vendor files set none). */
+function templateBaseUrl(doc: Document, ext: unknown): unknown {
+  const names = isSeq(ext) ? ext.items.map((n) => String((n as { value?: unknown })?.value ?? n)) : ext === undefined ? [] : [String(ext)];
+  let base: unknown;
+  for (const name of names) base = doc.getIn(['templates', name, 'base_url']) ?? base;
+  return base;
 }
