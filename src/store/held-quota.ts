@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
 import type { HoldBackend } from './hold-backend.js';
-import { batchOf, lateRow, type Closed } from './held-rows.js';
+import { lateRow, spentOf, type Closed } from './held-rows.js';
 
 export interface HeldQuotaOptions {
   /** This process's id in the store (Store.instance); a random one when absent (tests). */
@@ -140,10 +140,10 @@ export class HeldQuota implements QuotaLedger {
     this.chargeLate();
     if (!this.closed.length && now - this.lastBeat < 1000) return;
     const batch = this.closed;
-    const { rows, spent } = batchOf(batch);
+    const spent = spentOf(batch);
     let ok: boolean;
     try {
-      ok = this.holds.commit(this.owner, rows, spent, now);
+      ok = this.holds.commit(this.owner, batch, spent, now);
     } catch (err) {
       this.o.onError('quota flush failed; retrying at the next interval', err);
       return;
