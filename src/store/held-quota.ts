@@ -2,7 +2,7 @@
 //
 // A process moves a slice of an account's balance into its own hold (one short transaction), then reserves and
 // settles requests against that hold in memory, which is atomic because one event loop runs them. Every
-// `flushMs` one transaction writes the closed requests' ledger entries and takes their charges off the hold.
+// `flushMs` one transaction writes the closed requests' ledger entries (one row each: held-rows.ts) and takes their charges off the hold.
 // The money is always in exactly one place, the account or one process's hold, so processes sharing the store
 // cannot spend the same unit twice, and topups from the CLI land in the account, where the next slice finds them.
 //
