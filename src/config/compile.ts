@@ -79,9 +79,30 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks, ...(cfg.allowPrivateNetworks && { allow_private_networks: true }) },
     modelSchemas,
     channel: (id) => byId.get(id),
-    candidates: (group, model, operation) =>
-      (index.get(`${group}\u0000${model}`) ?? []).filter((c) => serves(c.operations.get(operation), model)),
+    candidates: candidatesOf(index),
     groupModels: (group) => [...new Set(channels.filter((c) => c.enabled && c.groups.has(group)).flatMap((c) => [...c.models]))].sort(),
+  };
+}
+
+/**
+ * The channels of a group that serve a model on an operation, asked twice per request (access check, dispatch): each
+ * answer is computed once per runtime and kept, frozen. Only pairs the index knows are kept, so a client naming
+ * models at random adds nothing.
+ */
+function candidatesOf(index: Map<string, CompiledChannel[]>): (group: string, model: string, operation: string) => readonly CompiledChannel[] {
+  const none: readonly CompiledChannel[] = Object.freeze([]);
+  const kept = new Map<string, Map<string, readonly CompiledChannel[]>>();
+  return (group, model, operation) => {
+    const key = `${group}\u0000${model}`;
+    const byOp = kept.get(key);
+    const hit = byOp?.get(operation);
+    if (hit) return hit;
+    const all = index.get(key);
+    if (!all) return none;
+    const found = Object.freeze(all.filter((c) => serves(c.operations.get(operation), model)));
+    if (byOp) byOp.set(operation, found);
+    else kept.set(key, new Map([[operation, found]]));
+    return found;
   };
 }
 

@@ -191,7 +191,7 @@ export interface Runtime {
   modelSchemas: Map<string, ValidateFunction>;
   channel(id: string): CompiledChannel | undefined;
   /** Enabled channels for group + model, highest priority first. */
-  candidates(group: string, model: string, operation: string): CompiledChannel[];
+  candidates(group: string, model: string, operation: string): readonly CompiledChannel[];
   /** Models a group can reach through at least one enabled channel. */
   groupModels(group: string): string[];
 }
