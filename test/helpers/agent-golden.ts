@@ -16,8 +16,8 @@ export type Json = null | boolean | number | string | Json[] | { [k: string]: Js
 const PROSE = 160;
 /** Keys whose values are ids made per run: aliased in order of appearance, so links (call → result) stay visible. */
 const ID_KEYS = new Set(['id', 'call_id', 'tool_call_id', 'tool_use_id', 'previous_response_id']);
-/** Keys whose whole value is per run or per machine. */
-const VOLATILE_KEYS = new Set(['prompt_cache_key', 'encrypted_content', 'client_metadata', 'signature', 'thoughtSignature', 'user_id']);
+/** Keys whose whole value is per run or per machine (`user`: a chat body's end-user id, e.g. Claude Code's device). */
+const VOLATILE_KEYS = new Set(['prompt_cache_key', 'encrypted_content', 'client_metadata', 'signature', 'thoughtSignature', 'user_id', 'user']);
 const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*';
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*';
 const DATES = [/\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?/g, new RegExp(`${DAY},? ${MONTH} \\d{1,2},? \\d{4}`, 'g')];
