@@ -125,6 +125,10 @@ test('Gemini CLI: a tool round trip on a Messages vendor (translated both ways)'
   assert.equal(sent.length, 2);
   assert.ok(sent[0].tools.some((t: any) => t.name === 'list_directory'), 'its functionDeclarations became Messages tools');
   assert.ok(typeof sent[0].system === 'string' && sent[0].system.length > 1000, 'its system instruction became the system prompt');
+  // It sends temperature and topP together; Anthropic refuses the pair (as the simulator does): temperature only.
+  const config = JSON.parse(turns[0].body).generationConfig;
+  assert.ok(typeof config.temperature === 'number' && typeof config.topP === 'number', JSON.stringify(config));
+  assert.deepEqual([sent[0].temperature, 'top_p' in sent[0]], [config.temperature, false]);
   const [use, result] = sent[1].messages.slice(-2);
   assert.equal(use.content.at(-1).type, 'tool_use');
   assert.equal(result.content[0].type, 'tool_result');
