@@ -287,6 +287,8 @@ function validateSampling(body: Json): string | undefined {
     if (v < 0) return `${name}: Input should be greater than or equal to 0`;
     if (v > 1) return `${name}: Input should be less than or equal to 1`;
   }
+  // Every model served here (Opus 4.1, Sonnet and Haiku 4.5 and later) refuses the two together, as Anthropic's do.
+  if (body.temperature !== undefined && body.top_p !== undefined) return 'temperature and top_p cannot both be specified for this model. Please use only one.';
   const stops = body.stop_sequences;
   if (stops === undefined) return undefined;
   if (!Array.isArray(stops)) return 'stop_sequences: Input should be a valid list';

@@ -6,16 +6,15 @@
 // checks what is stable in them (fields, generation settings, tool names, turns and parts) against the fixtures.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { projectRoot } from '../src/config/load-config.js';
 import { startStack, type Stack } from './helpers/stack.js';
 import { agents, captureFront, installAgent, runAgent, type Capture, type Captured } from './helpers/agents.js';
+import { keepGolden, messagesShape, normalise, type Json } from './helpers/agent-golden.js';
 
 const install = installAgent(agents.gemini);
 const skip = install.bin ? false : process.env.CI ? false : `Gemini CLI could not be installed: ${install.problem}`;
-const goldenDir = join(projectRoot, 'test', 'golden', 'agents', 'gemini-cli');
 let stack: Stack;
 let front: Capture;
 let key: string;
@@ -52,16 +51,13 @@ async function gemini(prompt: string, extra: string[], files: Record<string, str
   return { ...r, home, cwd, sent: front.requests.filter((q) => q.path.startsWith('/v1beta/')) };
 }
 
-/** The body with what changes between runs or machines replaced: paths (the CLI's install, HOME, the working
- * directory, also lower-cased as the CLI names its project folder), the date, the key. */
-function normalised(body: string, path: string, home: string, cwd: string): { path: string; body: any } {
-  const places: [string, string][] = [[resolve(install.bin!, '../../..'), '<AGENT>'], [home, '<HOME>'], [cwd, '<WORK>'], [cwd.toLowerCase(), '<work>']];
-  let text = body;
-  for (const [from, to] of places) text = text.split(from).join(to);
-  text = text.replace(/Today's date is [^.\\]+\./g, "Today's date is <DATE>.").split(key).join('<KEY>');
-  return { path, body: JSON.parse(text) };
+/** The request with what changes between runs or machines replaced: paths (the CLI's install, HOME, the working
+ * directory, also lower-cased as the CLI names its project folder), the date, the key; long prose cut to a line. */
+function normalised(body: unknown, path: string, home: string, cwd: string): Json {
+  const places: [string, string][] = [[resolve(install.bin!, '../../..'), '<AGENT>'], [home, '<HOME>'], [cwd, '<WORK>'], [cwd.toLowerCase(), '<work>'], [key, '<KEY>']];
+  return normalise({ path, body }, { places });
 }
-const agentSent = (q: Captured, r: { home: string; cwd: string }) => normalised(q.body, q.path, r.home, r.cwd);
+const agentSent = (q: Captured, r: { home: string; cwd: string }) => normalised(JSON.parse(q.body), q.path, r.home, r.cwd);
 
 /** What a Gemini request fixture pins: its fields, generation settings, tool names, each turn's role and parts. */
 function stable(fx: any) {
@@ -75,26 +71,10 @@ function stable(fx: any) {
   };
 }
 
-/** What a Messages request fixture pins: its fields, tool names, each message's role and block types. */
-function stableMessages(fx: any) {
-  const b = fx.body;
-  return {
-    path: fx.path, fields: Object.keys(b).sort(), max_tokens: b.max_tokens, tools: b.tools.map((t: any) => t.name).sort(),
-    messages: b.messages.map((m: any) => `${m.role}: ${typeof m.content === 'string' ? 'text' : m.content.map((c: any) => c.type).join(', ')}`),
-  };
-}
+/** What a Messages request fixture pins: its path, max_tokens, and shape (fields, tool names, turns and blocks). */
+const stableMessages = (fx: any) => ({ path: fx.path, max_tokens: fx.body.max_tokens, ...(messagesShape(fx.body) as object) });
 
-/** Compares with the fixture (or writes it when asked, or when it does not exist yet). */
-function golden(name: string, value: unknown, pin: (fx: any) => unknown = stable): void {
-  const file = join(goldenDir, `${name}.json`);
-  if (process.env.SWITCHYARD_UPDATE_GOLDEN === '1' || !existsSync(file)) {
-    mkdirSync(goldenDir, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
-  }
-  const kept = JSON.parse(readFileSync(file, 'utf8'));
-  const all = (v: unknown) => (Array.isArray(v) ? v : [v]);
-  assert.deepEqual(all(value).map(pin), all(kept).map(pin), `${name}: the requests differ from test/golden/agents/gemini-cli/${name}.json`);
-}
+const golden = (name: string, value: Json, pin: (fx: any) => unknown = stable) => keepGolden('gemini-cli', name, value, pin);
 
 test('Gemini CLI at its defaults: one plain turn through /v1beta streamGenerateContent', { skip }, async () => {
   const r = await gemini('Say hello [sim chunks=3]', []);
@@ -145,11 +125,15 @@ test('Gemini CLI: a tool round trip on a Messages vendor (translated both ways)'
   assert.equal(sent.length, 2);
   assert.ok(sent[0].tools.some((t: any) => t.name === 'list_directory'), 'its functionDeclarations became Messages tools');
   assert.ok(typeof sent[0].system === 'string' && sent[0].system.length > 1000, 'its system instruction became the system prompt');
+  // It sends temperature and topP together; Anthropic refuses the pair (as the simulator does): temperature only.
+  const config = JSON.parse(turns[0].body).generationConfig;
+  assert.ok(typeof config.temperature === 'number' && typeof config.topP === 'number', JSON.stringify(config));
+  assert.deepEqual([sent[0].temperature, 'top_p' in sent[0]], [config.temperature, false]);
   const [use, result] = sent[1].messages.slice(-2);
   assert.equal(use.content.at(-1).type, 'tool_use');
   assert.equal(result.content[0].type, 'tool_result');
   assert.equal(result.content[0].tool_use_id, use.content.at(-1).id, 'the function response answers the call it was made for');
   golden('tool-round-trip-messages', agentSent(turns[1], r));
   const vendorBody = stack.sim.control.requests().filter((q) => q.path === '/v1/messages').at(-1)!;
-  golden('tool-round-trip-messages.vendor', normalised(JSON.stringify(vendorBody.body), vendorBody.path, r.home, r.cwd), stableMessages);
+  golden('tool-round-trip-messages.vendor', normalised(vendorBody.body, vendorBody.path, r.home, r.cwd), stableMessages);
 });

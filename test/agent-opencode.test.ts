@@ -6,17 +6,16 @@
 // SWITCHYARD_UPDATE_GOLDEN=1 rewrites them. A model set to `over_limit: refuse` gives opencode the 400 it met before.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { projectRoot } from '../src/config/load-config.js';
 import { startStack, type Stack } from './helpers/stack.js';
 import { agents, captureFront, installAgent, runAgent, type Capture } from './helpers/agents.js';
 import { quickTaskConfig } from './helpers/child-gateway.js';
+import { keepGolden, normalise } from './helpers/agent-golden.js';
 
 const install = installAgent(agents.opencode);
 const skip = install.bin ? false : process.env.CI ? false : `opencode could not be installed: ${install.problem}`;
-const golden = join(projectRoot, 'test', 'golden', 'agents', 'opencode');
 const model = 'gpt-4o-mini'; // max_output_tokens 16384 (vendors/openai.yaml)
 let stack: Stack;
 let front: Capture;
@@ -80,27 +79,8 @@ function assertClamped(bodies: Body[]): void {
   }
 }
 
-const firstLine = (s: string) => `${s.split('\n')[0]} …`;
-
-/** What varies between runs out: the work dir, the date, call ids; long prompts and tool descriptions cut to a line. */
-function normalized(b: Body): Body {
-  const text = JSON.stringify(b).replaceAll(work, '<work>').replace(/Today's date: [^\\"]*/g, 'Today\'s date: <date>').replace(/call_[A-Za-z0-9]{8,}/g, 'call_<id>');
-  const out = JSON.parse(text) as Body;
-  out.messages = out.messages.map((m) => (m.role === 'system' && typeof m.content === 'string' ? { ...m, content: firstLine(m.content) } : m));
-  if (out.tools) out.tools = out.tools.map((t) => ({ ...t, function: { ...t.function, description: firstLine(t.function.description) } }));
-  return out;
-}
-
-/** Compares with the kept fixture (written when missing or with SWITCHYARD_UPDATE_GOLDEN=1). */
-function matchesGolden(name: string, value: unknown): void {
-  const file = join(golden, `${name}.json`);
-  if (process.env.SWITCHYARD_UPDATE_GOLDEN === '1' || !existsSync(file)) {
-    assert.ok(!process.env.CI, `golden fixture ${name}.json is missing`);
-    mkdirSync(golden, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
-  }
-  assert.deepEqual(value, JSON.parse(readFileSync(file, 'utf8')), `the bodies opencode sent differ from ${name}.json`);
-}
+/** What varies between runs out (the work dir, the date, call ids; long prompts and tool descriptions cut to a line). */
+const normalised = (b: Body) => normalise(b, { places: [[work, '<work>']] });
 
 test('opencode: one plain turn; its max_tokens 32000 is lowered to the model\'s 16384', { skip, timeout: 150_000 }, async () => {
   const r = await opencode('Say hello [sim chunks=3]');
@@ -112,7 +92,7 @@ test('opencode: one plain turn; its max_tokens 32000 is lowered to the model\'s 
   assert.deepEqual(turns[0].stream_options, { include_usage: true });
   assert.ok(turns[0].tools?.some((t) => t.function.name === 'read'));
   assertClamped([...title, ...turns]);
-  matchesGolden('plain', { title: title.map(normalized), turns: turns.map(normalized) });
+  keepGolden('opencode', 'plain', { title: title.map(normalised), turns: turns.map(normalised) });
 });
 
 test('opencode: a tool round trip (a read call, the file\'s text sent back, a final answer)', { skip, timeout: 150_000 }, async () => {
@@ -130,7 +110,7 @@ test('opencode: a tool round trip (a read call, the file\'s text sent back, a fi
   assert.equal(result.tool_call_id, call.tool_calls[0].id);
   assert.match(result.content, /hello from notes/, 'opencode ran its read tool and sent the file back');
   assertClamped([...title, ...turns]);
-  matchesGolden('tool', { title: title.map(normalized), turns: turns.map(normalized) });
+  keepGolden('opencode', 'tool', { title: title.map(normalised), turns: turns.map(normalised) });
 });
 
 test('opencode against a model set to `over_limit: refuse`: the 400 the issue met, named in opencode\'s error', { skip, timeout: 150_000 }, async () => {
