@@ -96,6 +96,8 @@ test('Claude Code on a chat vendor (gpt-4o-mini: Messages translated to chat com
   // What a chat vendor cannot take is not sent: cache_control, thinking, Claude Code's metadata and context management.
   const text = JSON.stringify(vendor);
   assert.ok(!/"cache_control"|"thinking"|"context_management"/.test(text), 'no Messages-only fields reach the chat vendor');
+  assert.ok(JSON.stringify(second.system).includes('x-anthropic-billing-header') && !text.includes('x-anthropic-billing-header'),
+    'Claude Code\'s attribution block, meant for Anthropic\'s billing, is not sent to another vendor');
   assert.ok(JSON.stringify(second).includes('"cache_control"') && second.thinking, 'Claude Code sent cache breakpoints and thinking (left out on the way)');
   assert.equal(typeof vendor.user, 'string', 'its metadata.user_id went as the chat `user`');
   const lines = stack.logs().filter((l) => l.msg === 'request' && l.route === 'messages' && l.status === 200);
