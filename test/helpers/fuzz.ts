@@ -27,6 +27,29 @@ export const isArt = (r: RouteDef) => r.path.startsWith('/art/');
 export const isMusic = (r: RouteDef) => r.path.startsWith('/music/');
 /** Routes of Anthropic's Messages dialect answer errors in its shape: {type: "error", error: {type, message}}. */
 export const isMessages = (r: RouteDef) => r.dialect === 'anthropic_messages';
+/** Routes of Gemini's dialect answer errors in Google's shape: {error: {code, message, status}}. */
+export const isGemini = (r: RouteDef) => r.dialect === 'gemini_generate';
+// Google's status word for each refusal the fuzz expects (dialects/gemini_generate.yaml `error`).
+const geminiStatus: Record<string, string> = {
+  invalid_request: 'INVALID_ARGUMENT', unsupported_media_type: 'INVALID_ARGUMENT', invalid_api_key: 'UNAUTHENTICATED',
+  request_too_large: 'INVALID_ARGUMENT',
+};
+
+/** A Gemini path answers what it refuses before its model chooses a route (a bad key) in Google's shape. */
+const googleShaped = (route: RouteDef, j: any) => route.path.startsWith('/v1beta/models') && typeof j?.error?.code === 'number' && 'status' in j.error;
+
+/** Google's error shape exactly: the HTTP status as `code`, the message ending with the request id of the header. */
+function assertGeminiError(r: Reply, where: string, status?: string): string {
+  const j = JSON.parse(r.text);
+  assert.deepEqual(Object.keys(j), ['error'], where);
+  assert.deepEqual(Object.keys(j.error).sort(), ['code', 'message', 'status'], where);
+  assert.equal(j.error.code, r.status, where);
+  assert.ok(typeof j.error.status === 'string' && /^[A-Z_]+$/.test(j.error.status), where);
+  assert.ok(typeof j.error.message === 'string' && j.error.message.endsWith(`(request id: ${r.headers['x-request-id']})`), where);
+  assert.equal(r.headers['content-type'], 'application/json', where);
+  if (status) assert.equal(j.error.status, status, where);
+  return j.error.message;
+}
 // The Messages error type of each refusal the fuzz expects (routes.yaml dialects.anthropic_messages.error).
 const messagesType: Record<string, string> = {
   invalid_request: 'invalid_request_error', unsupported_media_type: 'invalid_request_error', invalid_api_key: 'authentication_error',
@@ -61,9 +84,13 @@ export function fieldsOf(r: RouteDef): string[] {
   return [...new Set([...(r.body_schema ? propertiesOf(apiSchema(r.body_schema), r.body_schema) : []), ...generic])];
 }
 
-/** A well-formed value for each path parameter, so body fuzzing reaches the policy behind the route. */
+/**
+ * A well-formed value for each path parameter, so body fuzzing reaches the policy behind the route. Routes that share
+ * a path are chosen by the model it names: the Gemini dialect's by a chat model, the image route by an image model.
+ */
 const plainParam: Record<string, string> = { id: 'task_doesnotexist', model: 'gemini-3-pro-image-preview', action: 'CreateAsset' };
-export const pathWith = (r: RouteDef, param?: string) => r.path.replace(/\{(\w+)\}/g, (_m, n: string) => param ?? plainParam[n] ?? 'x');
+const paramFor = (r: RouteDef, n: string) => (n === 'model' && isGemini(r) ? 'gemini-2.5-flash' : plainParam[n]);
+export const pathWith = (r: RouteDef, param?: string) => r.path.replace(/\{(\w+)\}/g, (_m, n: string) => param ?? paramFor(r, n) ?? 'x');
 
 const ascii = (maxLength: number) => fc.string({ unit: 'grapheme-ascii', maxLength });
 const odd = fc.constantFrom(null, true, false, -1, 0, -0, 1e308, 2 ** 53 + 1, 1.5, '', ' ', [], {}, [null], { '': '' }, 'data:image/png;base64,!!',
@@ -200,6 +227,7 @@ export function assertRefusal(route: RouteDef, r: Reply, where: string, code: st
     return j.message;
   }
   if (isMessages(route)) return assertMessagesError(r, where, messagesType[code] ?? assert.fail(`no Messages error type for ${code}`));
+  if (isGemini(route) || googleShaped(route, j)) return assertGeminiError(r, where, geminiStatus[code] ?? assert.fail(`no Gemini status for ${code}`));
   assertShapeA(r, where, code);
   return j.error.message;
 }
@@ -220,7 +248,8 @@ export function assertContract(route: RouteDef, h: Hostile, r: Reply, secrets: s
   try { j = JSON.parse(r.text); } catch { assert.fail(`4xx body is not JSON: ${where}`); }
   assert.ok(j && typeof j === 'object' && !Array.isArray(j), `4xx body is not an object: ${where}`);
   const keys = Object.keys(j).sort().join(',');
-  if (keys === 'error') return assertShapeA(r, where);
+  // A Gemini path answers in Google's shape whichever of its routes the model chooses; a wrong method, in Shape A.
+  if (keys === 'error') return googleShaped(route, j) ? void assertGeminiError(r, where) : assertShapeA(r, where);
   if (r.status === 429 && route.task?.saturated_shape === 'B' && keys === 'code,data,message') {
     assert.equal(j.code, 'too_many_requests', where);
     assert.equal(j.data, null, where);
