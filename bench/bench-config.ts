@@ -27,7 +27,7 @@ export function writeBenchConfig(projectRoot: string, dir: string): string[] {
     doc.setIn(['groups', name, 'rate_limit'], doc.createNode(benchRateLimit));
     doc.setIn(['groups', name, 'max_inflight_tasks'], benchMaxInflightTasks); // the task scenario keeps thousands open
   }
-  disableRemoteChannels(doc);
+  disableRemoteChannels(doc, projectRoot);
   writeFileSync(join(dir, 'channels.yaml'), doc.toString({ lineWidth: 0 })); // no re-wrapping: a --keep-tmp diff shows only the edits
   return names;
 }
@@ -49,11 +49,32 @@ function withMaxConnections(text: string, max: number): string {
 const loopback = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/;
 
 /** Load tests reach loopback only: a channel whose base URL is neither the simulator nor loopback is switched off. */
-function disableRemoteChannels(doc: Document): void {
+function disableRemoteChannels(doc: Document, projectRoot: string): void {
   const channels = doc.get('channels') as { items?: unknown[] } | undefined;
   for (let i = 0; i < (channels?.items?.length ?? 0); i++) {
-    const ext = doc.getIn(['channels', i, 'extends']);
-    const base = String(doc.getIn(['channels', i, 'base_url']) ?? (ext ? doc.getIn(['templates', String(ext), 'base_url']) ?? '' : ''));
+    const base = String(doc.getIn(['channels', i, 'base_url']) ?? templatesBase(doc, projectRoot, doc.getIn(['channels', i, 'extends'])) ?? '');
     if (!base.includes('${env:SWITCHYARD_SIM_URL') && !loopback.test(base)) doc.setIn(['channels', i, 'enabled'], false);
+  }
+}
+
+/**
+ * The base URL a channel's `extends` gives it: templates merge left to right, so the last one that sets it wins; a
+ * name is a template of channels.yaml or a vendor file's `channel:` record (vendors/<name>.yaml).
+ */
+function templatesBase(doc: Document, projectRoot: string, ext: unknown): string | undefined {
+  const names = ext === undefined || ext === null ? [] : typeof ext === 'object' && 'toJSON' in (ext as object) ? (ext as { toJSON(): unknown }).toJSON() : ext;
+  let base: string | undefined;
+  for (const name of (Array.isArray(names) ? names : [names]).map(String)) {
+    const own = doc.getIn(['templates', name, 'base_url']) ?? vendorBase(projectRoot, name);
+    if (own !== undefined && own !== null) base = String(own);
+  }
+  return base;
+}
+
+function vendorBase(projectRoot: string, name: string): unknown {
+  try {
+    return parseDocument(readFileSync(join(projectRoot, 'vendors', `${name}.yaml`), 'utf8')).getIn(['channel', 'base_url']);
+  } catch {
+    return undefined; // no such vendor file: the gateway's own config check reports it
   }
 }
