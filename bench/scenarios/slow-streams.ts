@@ -1,0 +1,119 @@
+// Many long streams: one gateway process holds thousands of slow SSE streams at once (the simulator paces one event
+// a second), the way coding agents keep streams open. None may fail; the gateway may widen the p99 gap between two
+// events by at most 50 ms over the same load sent straight to the simulator; its RSS is reported.
+import { Agent } from 'node:http';
+import { runStream, summarize, type StreamResult } from '../sse-client.js';
+import type { BenchContext, Row, Scenario, Section, Target } from '../scenario.js';
+import { openFileLimit, RssSampler, rssBytes } from '../proc-stats.js';
+import { fmt, fmtInt } from '../stats.js';
+import { sseBody } from './sse.js';
+
+const MB = 1024 * 1024;
+const intervalMs = 1000; // the issue: one event a second
+const gapTarget = 50; // ms the gateway may add to the p99 gap
+const batch = 50; // streams opened per step, below the listen backlog (511)
+const stepMs = 50; // 1,000 connects a second
+
+/** Stream count and length: `--slow-streams N` / `--slow-seconds S`; the full size in full mode, a short one in quick. */
+export function slowShape(ctx: BenchContext): { streams: number; seconds: number } {
+  return ctx.slowStreams ?? (ctx.mode === 'full' ? { streams: 5000, seconds: 60 } : { streams: 1000, seconds: 15 });
+}
+
+interface Held {
+  results: StreamResult[];
+  peakOpen: number;
+  rampS: number;
+  /** Gateway runs only: RSS before the ramp, its peak while the streams were held, and after they ended. */
+  rss?: { before: number; peak: number; after: number };
+}
+
+/** The largest number of streams that had sent their first event and not yet ended, at any one time. */
+function peakOpen(results: StreamResult[]): number {
+  const marks: [number, number][] = [];
+  for (const r of results) if (Number.isFinite(r.firstAt)) marks.push([r.firstAt, 1], [r.endedAt, -1]);
+  marks.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0, peak = 0;
+  for (const [, d] of marks) { open += d; if (open > peak) peak = open; }
+  return peak;
+}
+
+async function hold(ctx: BenchContext, t: Target, n: number, events: number, pid?: number): Promise<Held> {
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const body = sseBody(events, intervalMs);
+  const timeoutMs = events * intervalMs + 60_000; // the stream's own length, the ramp, and slack
+  const sampler = pid === undefined ? undefined : new RssSampler(pid, 500);
+  const before = pid === undefined ? NaN : rssBytes(pid);
+  sampler?.start();
+  const t0 = performance.now();
+  const pending: Promise<StreamResult>[] = [];
+  for (let i = 0; i < n && !ctx.signal.aborted; i += batch) {
+    for (let j = i; j < Math.min(n, i + batch); j++) {
+      pending.push(runStream({ agent, target: t, path: '/v1/chat/completions', body, timeoutMs, signal: ctx.signal }));
+    }
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  const rampS = (performance.now() - t0) / 1000;
+  const results = await Promise.all(pending);
+  agent.destroy();
+  sampler?.stop();
+  await new Promise((r) => setTimeout(r, 1000)); // the streams' sockets close and their requests are logged
+  const rss = pid === undefined ? undefined : { before, peak: sampler!.peak, after: rssBytes(pid) };
+  return { results, peakOpen: peakOpen(results), rampS, rss };
+}
+
+export const slowStreams: Scenario = {
+  name: 'slow-streams',
+  quick: false,
+  async run(ctx: BenchContext): Promise<Section> {
+    const { streams: n, seconds } = slowShape(ctx);
+    const events = seconds; // one a second
+    // Each stream costs an fd in this process and two in the gateway (client and upstream), one in the simulator.
+    const fds = Math.min(openFileLimit('self'), openFileLimit(ctx.gatewayPid), openFileLimit(ctx.simPid));
+    if (fds < 2 * n + 1000) {
+      throw new Error(`the open-file limit (${fds}) is below the ${fmtInt(2 * n + 1000)} that ${fmtInt(n)} streams need: raise it (ulimit -n) before npm run bench`);
+    }
+    ctx.log(`slow-streams: gateway, ${fmtInt(n)} streams of ${events} events ${intervalMs} ms apart`);
+    const g = await hold(ctx, ctx.gateway, n, events, ctx.gatewayPid);
+    if (ctx.signal.aborted) throw new Error('aborted');
+    ctx.log(`slow-streams: direct (the simulator's own pace), ${fmtInt(n)} streams`);
+    const d = await hold(ctx, ctx.direct, n, events);
+    const gs = summarize(g.results);
+    const ds = summarize(d.results);
+    const errors = (s: ReturnType<typeof summarize>) => Object.entries(s.errors).map(([k, v]) => `${k} ×${v}`).join(', ') || 'none';
+    const added = gs.gapP99 - ds.gapP99;
+    const rss = g.rss!;
+    const rows: Row[] = [
+      {
+        metric: `streams failed (of ${fmtInt(n)})`, target: '0', gateway: fmtInt(gs.failed + (n - gs.streams)), direct: fmtInt(ds.failed + (n - ds.streams)),
+        pass: gs.failed === 0 && gs.streams === n,
+      },
+      { metric: 'streams open at once (peak)', target: `${fmtInt(n)}`, gateway: fmtInt(g.peakOpen), direct: fmtInt(d.peakOpen), pass: g.peakOpen === n },
+      {
+        metric: 'gap between events, p99', target: `≤ direct + ${gapTarget} ms`, gateway: fmt(gs.gapP99, 1, ' ms'), direct: fmt(ds.gapP99, 1, ' ms'),
+        delta: `${added >= 0 ? '+' : ''}${fmt(added, 1, ' ms')}`, pass: added <= gapTarget,
+      },
+      { metric: 'gap between events, p50 / max', gateway: `${fmt(gs.gapP50, 1, ' ms')} / ${fmt(gs.maxGap, 0, ' ms')}`, direct: `${fmt(ds.gapP50, 1, ' ms')} / ${fmt(ds.maxGap, 0, ' ms')}` },
+      { metric: 'first event, p50 / p99', gateway: `${fmt(gs.ttfbP50, 1, ' ms')} / ${fmt(gs.ttfbP99, 1, ' ms')}`, direct: `${fmt(ds.ttfbP50, 1, ' ms')} / ${fmt(ds.ttfbP99, 1, ' ms')}` },
+      {
+        metric: 'gateway RSS: before / peak while held / after',
+        gateway: `${fmt(rss.before / MB, 1, ' MB')} / ${fmt(rss.peak / MB, 1, ' MB')} / ${fmt(rss.after / MB, 1, ' MB')}`,
+      },
+      { metric: 'gateway RSS growth per held stream', gateway: fmt((rss.peak - rss.before) / n / 1024, 1, ' KB') },
+    ];
+    return {
+      title: `Many long streams (${fmtInt(n)} concurrent SSE streams, one event a second for ${seconds} s, one gateway process)`,
+      rows,
+      headline: [{ ...rows[0], metric: `slow streams, ${fmtInt(n)} × ${seconds} s: failed` }, { ...rows[2], metric: `slow streams, ${fmtInt(n)} × ${seconds} s: p99 gap` }],
+      notes: [
+        `Each stream is a chat completion with \`stream: true\` whose simulator reply sends ${events} chunks ${intervalMs} ms apart (\`[sim chunks=${events} interval_ms=${intervalMs}]\`), plus the usage chunk and [DONE]; ${fmtInt(batch)} streams opened every ${stepMs} ms (gateway ramp ${fmt(g.rampS, 1, ' s')}, direct ${fmt(d.rampS, 1, ' s')}), no keep-alive, one client process (this one) on CPU 1 with the simulator. The gateway is one process on CPU 0.`,
+        `The same load is then sent straight to the simulator: its gaps are the upstream's pace as this client sees it (timer drift of a loaded simulator and client included), the reference of the ${gapTarget} ms target. A gap is measured between two events' arrival at the client; the wait for the first event is not a gap.`,
+        `Errors: gateway ${errors(gs)}; direct ${errors(ds)}. Open-file limit ${fmtInt(fds)} (each stream takes one fd here, two in the gateway).`,
+        'RSS: VmRSS of the gateway sampled every 500 ms from just before the ramp to the last stream\'s end; "after" is 1 s later.',
+      ],
+      perRun: {
+        'gateway gap p99 ms': [gs.gapP99], 'direct gap p99 ms': [ds.gapP99],
+        'gateway RSS peak MB': [rss.peak / MB],
+      },
+    };
+  },
+};
