@@ -3,7 +3,7 @@
 // events by at most 50 ms over the same load sent straight to the simulator; its RSS is reported.
 import { Agent } from 'node:http';
 import { runStream, summarize, type StreamResult } from '../sse-client.js';
-import type { BenchContext, Row, Scenario, Section, Target } from '../scenario.js';
+import type { BenchContext, Foreign, Row, Scenario, Section, Target } from '../scenario.js';
 import { cpuSeconds, openFileLimit, RssSampler, rssBytes } from '../proc-stats.js';
 import { fmt, fmtInt, percentiles } from '../stats.js';
 import { sseBody } from './sse.js';
@@ -29,6 +29,10 @@ interface Held {
   rss?: { before: number; peak: number; after: number };
   /** Gateway runs only: its CPU seconds over the run's wall seconds. */
   cpuShare?: number;
+  /** Other processes' share of each bench core meanwhile (when pinned). */
+  foreign?: Foreign;
+  /** Gateway runs only: its event-loop delay over the run, seconds (prom-client's, reset at each scrape). */
+  loopLag?: { p99: number; max: number };
 }
 
 /**
@@ -50,6 +54,19 @@ function gapsOf(results: StreamResult[], events: number): { body: { p50: number;
   return { body: { p50, p99, max: body.reduce((m, g) => (g > m ? g : m), 0) }, tailMax };
 }
 
+/** The gateway's event-loop delay since the last scrape (a stall there delays every stream at once), from /metrics. */
+async function loopLag(t: Target): Promise<{ p99: number; max: number }> {
+  try {
+    const text = await (await fetch(`${t.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    const read = (name: string) => Number(new RegExp(`^switchyard_process_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    return { p99: read('p99'), max: read('max') };
+  } catch {
+    return { p99: NaN, max: NaN };
+  }
+}
+
+const share = (f: Foreign | undefined) => (f ? `${fmt(Math.max(0, f.gatewayCore) * 100, 0)} % / ${fmt(Math.max(0, f.clientCore) * 100, 0)} %` : undefined);
+
 /** The largest number of streams that had sent their first event and not yet ended, at any one time. */
 function peakOpen(results: StreamResult[]): number {
   const marks: [number, number][] = [];
@@ -67,7 +84,9 @@ async function hold(ctx: BenchContext, t: Target, n: number, events: number, pid
   const sampler = pid === undefined ? undefined : new RssSampler(pid, 500);
   const before = pid === undefined ? NaN : rssBytes(pid);
   sampler?.start();
+  if (pid !== undefined) await loopLag(t); // the scrape resets prom-client's event-loop histogram
   const cpu0 = pid === undefined ? NaN : cpuSeconds(pid);
+  const stopForeign = ctx.foreignLoad?.();
   const t0 = performance.now();
   const pending: Promise<StreamResult>[] = [];
   for (let i = 0; i < n && !ctx.signal.aborted; i += batch) {
@@ -80,10 +99,12 @@ async function hold(ctx: BenchContext, t: Target, n: number, events: number, pid
   const results = await Promise.all(pending);
   agent.destroy();
   sampler?.stop();
+  const foreign = stopForeign?.();
   const cpuShare = pid === undefined ? undefined : (cpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000);
   await new Promise((r) => setTimeout(r, 1000)); // the streams' sockets close and their requests are logged
+  const lag = pid === undefined ? undefined : await loopLag(t);
   const rss = pid === undefined ? undefined : { before, peak: sampler!.peak, after: rssBytes(pid) };
-  return { results, peakOpen: peakOpen(results), rampS, rss, cpuShare };
+  return { results, peakOpen: peakOpen(results), rampS, rss, cpuShare, foreign, loopLag: lag };
 }
 
 export const slowStreams: Scenario = {
@@ -128,7 +149,10 @@ export const slowStreams: Scenario = {
       },
       { metric: 'gateway RSS growth per held stream', gateway: fmt((rss.peak - rss.before) / n / 1024, 1, ' KB') },
       { metric: 'gateway CPU over the run (share of one core)', gateway: `${fmt((g.cpuShare ?? NaN) * 100, 0)} %` },
+      { metric: 'gateway event-loop delay over the run, p99 / max', gateway: `${fmt((g.loopLag?.p99 ?? NaN) * 1000, 1, ' ms')} / ${fmt((g.loopLag?.max ?? NaN) * 1000, 0, ' ms')}` },
+      { metric: 'other processes\' share of CPU 0 / CPU 1 during the run', gateway: share(g.foreign), direct: share(d.foreign) },
     ];
+    const worst = Math.max(...[g.foreign, d.foreign].flatMap((f) => (f ? [f.gatewayCore, f.clientCore] : [])));
     return {
       title: `Many long streams (${fmtInt(n)} concurrent SSE streams, one event a second for ${seconds} s, one gateway process)`,
       rows,
@@ -138,6 +162,7 @@ export const slowStreams: Scenario = {
         `The same load is then sent straight to the simulator: its gaps are the upstream's pace as this client sees it (timer drift of a loaded simulator and client included), the reference of the ${gapTarget} ms target. A gap is measured between two events' arrival at the client (0 for one that came in the same read as the one before); the wait for the first event is not a gap. The target's gaps are those among the role chunk and the ${events} content chunks, which the gateway relays one for one; the tail is merged by design (the finish chunk waits for the usage chunk, which the simulator sends ${intervalMs} ms later, where real vendors send it at once), so its gaps are shown apart.`,
         `Errors: gateway ${errors(gs)}; direct ${errors(ds)}. Open-file limit ${fmtInt(fds)} (each stream takes one fd here, two in the gateway).`,
         'RSS: VmRSS of the gateway sampled every 500 ms from just before the ramp to the last stream\'s end; "after" is 1 s later.',
+        ...(worst > 0.1 ? [`**Disturbed:** other processes took up to ${fmt(worst * 100, 0)} % of a bench core during a run; the gateway (CPU 0) or the client and simulator (CPU 1) lost time to them and the gaps moved with it: rerun on a quiet machine before comparing.`] : []),
       ],
       perRun: {
         'gateway content gap p99 ms': [gg.body.p99], 'direct content gap p99 ms': [dg.body.p99],
