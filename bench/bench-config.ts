@@ -2,7 +2,7 @@
 // and the per-process connection cap raised for the connection soak.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDocument, type Document } from 'yaml';
+import { isSeq, parseDocument, type Document } from 'yaml';
 
 /** Far above anything one token can send here, yet a real limit, so the limiter's cost stays in the measurement. */
 export const benchRateLimit = { requests: 1_000_000_000, window_s: 60 };
@@ -27,7 +27,7 @@ export function writeBenchConfig(projectRoot: string, dir: string): string[] {
     doc.setIn(['groups', name, 'rate_limit'], doc.createNode(benchRateLimit));
     doc.setIn(['groups', name, 'max_inflight_tasks'], benchMaxInflightTasks); // the task scenario keeps thousands open
   }
-  disableRemoteChannels(doc, projectRoot);
+  disableRemoteChannels(doc);
   writeFileSync(join(dir, 'channels.yaml'), doc.toString({ lineWidth: 0 })); // no re-wrapping: a --keep-tmp diff shows only the edits
   return names;
 }
@@ -48,33 +48,17 @@ function withMaxConnections(text: string, max: number): string {
 
 const loopback = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/;
 
-/** Load tests reach loopback only: a channel whose base URL is neither the simulator nor loopback is switched off. */
-function disableRemoteChannels(doc: Document, projectRoot: string): void {
-  const channels = doc.get('channels') as { items?: unknown[] } | undefined;
-  for (let i = 0; i < (channels?.items?.length ?? 0); i++) {
-    const base = String(doc.getIn(['channels', i, 'base_url']) ?? templatesBase(doc, projectRoot, doc.getIn(['channels', i, 'extends'])) ?? '');
-    if (!base.includes('${env:SWITCHYARD_SIM_URL') && !loopback.test(base)) doc.setIn(['channels', i, 'enabled'], false);
-  }
-}
-
 /**
- * The base URL a channel's `extends` gives it: templates merge left to right, so the last one that sets it wins; a
- * name is a template of channels.yaml or a vendor file's `channel:` record (vendors/<name>.yaml).
+ * Load tests reach loopback only: a channel whose base URL is neither the simulator nor loopback is switched off. A
+ * channel's base URL is its own, else that of the last template it extends that sets one (`extends` may be a list:
+ * `[openai, simulator]`; vendor files give no loopback URL, so only the demo's templates count).
  */
-function templatesBase(doc: Document, projectRoot: string, ext: unknown): string | undefined {
-  const names = ext === undefined || ext === null ? [] : typeof ext === 'object' && 'toJSON' in (ext as object) ? (ext as { toJSON(): unknown }).toJSON() : ext;
-  let base: string | undefined;
-  for (const name of (Array.isArray(names) ? names : [names]).map(String)) {
-    const own = doc.getIn(['templates', name, 'base_url']) ?? vendorBase(projectRoot, name);
-    if (own !== undefined && own !== null) base = String(own);
-  }
-  return base;
-}
-
-function vendorBase(projectRoot: string, name: string): unknown {
-  try {
-    return parseDocument(readFileSync(join(projectRoot, 'vendors', `${name}.yaml`), 'utf8')).getIn(['channel', 'base_url']);
-  } catch {
-    return undefined; // no such vendor file: the gateway's own config check reports it
-  }
+function disableRemoteChannels(doc: Document): void {
+  const js = doc.toJS() as { channels?: { base_url?: string; extends?: string | string[] }[]; templates?: Record<string, { base_url?: string }> };
+  (js.channels ?? []).forEach((c, i) => {
+    const chain = c.extends === undefined ? [] : Array.isArray(c.extends) ? c.extends : [c.extends];
+    const inherited = chain.map((t) => js.templates?.[t]?.base_url).filter((b): b is string => Boolean(b)).at(-1);
+    const base = String(c.base_url ?? inherited ?? '');
+    if (!base.includes('${env:SWITCHYARD_SIM_URL') && !loopback.test(base)) doc.setIn(['channels', i, 'enabled'], false);
+  });
 }

@@ -122,7 +122,8 @@ export interface Rig {
   bare: Child; bareUrl: string;
   tmp: string; logFile: string; stop(): Promise<void>;
   /** Another gateway on the same store and config (own port and log file), unpinned; stopped with the rig or by the caller. */
-  extraGateway(name: string, env: NodeJS.ProcessEnv): Promise<{ url: string; child: Child; stop(): Promise<void> }>;
+  /** `pinned`: on the gateway's core like the main gateway (the caller loads one process there at a time). */
+  extraGateway(name: string, env: NodeJS.ProcessEnv, pinned?: boolean): Promise<{ url: string; child: Child; stop(): Promise<void> }>;
 }
 
 /**
@@ -173,11 +174,11 @@ export async function startRig(o: RigOptions): Promise<Rig> {
     started.push(bare);
     const bareUrl = `http://127.0.0.1:${barePort}`;
     await waitForHttp(bare, `${bareUrl}/_sim/health`); // forwarded blindly: the answer is the simulator's
-    const extraGateway = async (name: string, env: NodeJS.ProcessEnv) => {
+    const extraGateway = async (name: string, env: NodeJS.ProcessEnv, pinned = false) => {
       const port = await freePort();
       // Children inherit this process's affinity (the client core), so "unpinned" must say every CPU explicitly.
       const child = startNode(name, ['dist/src/main.js'], { ...gwEnv, ...env, PORT: String(port), SWITCHYARD_LOG_FILE: join(tmp, `${name}.log`) },
-        o.pin ? `0-${cpus().length - 1}` : undefined, o.root, o.onCrash, o.verbose);
+        o.pin ? (pinned ? GATEWAY_CPU : `0-${cpus().length - 1}`) : undefined, o.root, o.onCrash, o.verbose);
       started.push(child);
       const url = `http://127.0.0.1:${port}`;
       await waitForHttp(child, `${url}/v1/models`);

@@ -24,8 +24,11 @@ export interface BenchContext {
   gatewayPid: number;
   barePid: number;
   simPid: number;
-  /** Starts another gateway (same store, config and key), unpinned, with extra env; the rig stops it on exit too. */
-  extraGateway(name: string, env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
+  /**
+   * Starts another gateway (same store, config and key) with extra env, unpinned or (`pinned`) on the gateway's core;
+   * the rig stops it on exit too.
+   */
+  extraGateway(name: string, env: NodeJS.ProcessEnv, pinned?: boolean): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
   /** Credits CPU seconds of processes a scenario started itself (extra gateways, client helpers), so the report's
    *  "other processes" figure leaves them out; call it just before stopping them. */
   childCpu?(seconds: number): void;

@@ -25,6 +25,11 @@ const messagesEvents = [
   { type: 'message_stop' },
 ];
 
+const geminiEvents = Array.from({ length: 20 }, (_, i) => ({
+  candidates: [{ content: { role: 'model', parts: [{ text: ` word${i}` }] }, index: 0, ...(i === 19 && { finishReason: 'STOP' }) }],
+  usageMetadata: { promptTokenCount: 9, candidatesTokenCount: i + 1, totalTokenCount: 10 + i }, modelVersion: 'gemini-2.5-flash', responseId: 'r1',
+}));
+
 const withEngine = (s: CompiledStream, engine: 'compiled' | 'jsonata'): CompiledStream => {
   const pick = (t?: Transform): Transform | undefined => t && (engine === 'compiled' ? t : { ...t, compiled: false, evaluate: t.reference });
   return { ...s, functions: pick(s.functions), init: pick(s.init), event: pick(s.event)!, end: pick(s.end), error: pick(s.error) };
@@ -62,6 +67,8 @@ const lanes = [
   { name: 'Responses client (client.stream)', spec: dialects.get('openai_responses')?.client?.stream, bindings: answer, events: unified.map((data) => ({ data })) },
   { name: 'Messages client (client.stream)', spec: dialects.get('anthropic_messages')?.client?.stream, bindings: answer, events: unified.map((data) => ({ data })) },
   { name: 'Messages vendor (vendor.stream)', spec: dialects.get('anthropic_messages')?.vendor?.stream, bindings: { model: 'claude-haiku-4-5', created: 1767225600 }, events: messagesEvents.map((data) => ({ data, name: data.type })) },
+  { name: 'Gemini client (client.stream)', spec: dialects.get('gemini_generate')?.client?.stream, bindings: { ...answer, request: { contents: [{ parts: [{ text: 'hi' }] }] } }, events: unified.map((data) => ({ data })) },
+  { name: 'Gemini vendor (vendor.stream)', spec: dialects.get('gemini_generate')?.vendor?.stream, bindings: { model: 'gemini-2.5-flash', created: 1767225600 }, events: geminiEvents.map((data) => ({ data })) },
 ];
 console.log(`| stream hooks, ${streams} streams of 20 events | jsonata CPU ms/stream | compiled CPU ms/stream | jsonata µs/event | compiled µs/event | speed-up |`);
 console.log('|---|---|---|---|---|---|');

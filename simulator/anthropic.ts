@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Fault } from './control.js';
 import { playSteps, type Step } from './stream-steps.js';
-import { type Directives, intDirective, parseDirectives } from './directives.js';
+import { type Directives, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import { type Ctx, type Route, echoed, sendJson, sleep, write } from './http.js';
 
 /** The versions Anthropic documents; anything else is refused like the real API does. */
@@ -11,9 +11,6 @@ export const ANTHROPIC_VERSIONS = ['2023-06-01', '2023-01-01'];
 
 const MESSAGES = '/v1/messages';
 const COUNT_TOKENS = '/v1/messages/count_tokens';
-// Fixed fragments so tool-use output_tokens is a known constant (5), as in the chat simulator.
-const ARG_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
-const TOOL_INPUT = { location: 'Paris' };
 const BLOCK_TYPES = [
   'text', 'image', 'document', 'search_result', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result',
   'server_tool_use', 'web_search_tool_result',
@@ -290,6 +287,8 @@ function validateSampling(body: Json): string | undefined {
     if (v < 0) return `${name}: Input should be greater than or equal to 0`;
     if (v > 1) return `${name}: Input should be less than or equal to 1`;
   }
+  // Every model served here (Opus 4.1, Sonnet and Haiku 4.5 and later) refuses the two together, as Anthropic's do.
+  if (body.temperature !== undefined && body.top_p !== undefined) return 'temperature and top_p cannot both be specified for this model. Please use only one.';
   const stops = body.stop_sequences;
   if (stops === undefined) return undefined;
   if (!Array.isArray(stops)) return 'stop_sequences: Input should be a valid list';
@@ -357,7 +356,9 @@ function planReply(body: MessagesRequest, d: Directives): Plan {
   const toolName = chosenTool(body, d);
   if (toolName) {
     const tool = { id: `toolu_01${base58(22)}`, name: toolName };
-    return { tool, pieces: ARG_FRAGMENTS, stopReason: 'tool_use', stopSequence: null, inputTokens: input, outputTokens: ARG_FRAGMENTS.length };
+    // Five fragments ({"location":"Paris"} unless `tool_args`), so a tool use's output_tokens is a known constant.
+    const pieces = toolArgFragments(d);
+    return { tool, pieces, stopReason: 'tool_use', stopSequence: null, inputTokens: input, outputTokens: pieces.length };
   }
   const wanted = intDirective(d, 'chunks', 5);
   const limit = Math.min(wanted, body.max_tokens);
@@ -426,7 +427,7 @@ async function messages(ctx: Ctx): Promise<void> {
   const id = `msg_01${base58(22)}`;
   if (body.stream === true) return streamReply(ctx, body, plan, d, id);
   const content = plan.tool
-    ? [{ type: 'tool_use', id: plan.tool.id, name: plan.tool.name, input: TOOL_INPUT }]
+    ? [{ type: 'tool_use', id: plan.tool.id, name: plan.tool.name, input: JSON.parse(plan.pieces.join('')) }]
     : [{ type: 'text', text: plan.pieces.join('') }];
   sendJson(ctx.res, 200, {
     id, type: 'message', role: 'assistant', model: body.model, content,

@@ -24,3 +24,35 @@ export function intDirective(d: Directives, key: string, fallback?: number): num
 export function flagDirective(d: Directives, key: string): boolean {
   return d[key] === '1' || d[key] === 'true';
 }
+
+/** Default tool-call arguments, in fixed fragments so a call's completion tokens are a known constant (5). */
+export const ARG_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
+
+/**
+ * The arguments a directed tool call streams: `tool_args=` (base64url of the JSON, so it fits in a directive) cut into
+ * five fragments, else `tool_arg=KEY:VALUE` as one argument, else ARG_FRAGMENTS. An agent's own tool (a shell, a file
+ * reader) needs its own arguments to run.
+ */
+export function toolArgFragments(d: Directives): string[] {
+  const args = d.tool_args ? Buffer.from(d.tool_args, 'base64url').toString('utf8') : undefined;
+  if (!args || !isJsonObject(args)) return oneArgFragments(d.tool_arg);
+  const size = Math.ceil(args.length / 5);
+  return Array.from({ length: 5 }, (_, i) => args.slice(i * size, (i + 1) * size));
+}
+
+/** `tool_arg=KEY:VALUE`: still 5 fragments. */
+function oneArgFragments(arg: string | undefined): string[] {
+  const colon = arg?.indexOf(':') ?? -1;
+  if (!arg || colon < 1) return ARG_FRAGMENTS;
+  const quoted = (v: string) => JSON.stringify(v).slice(1, -1);
+  return ['{"', quoted(arg.slice(0, colon)), '":"', quoted(arg.slice(colon + 1)), '"}'];
+}
+
+function isJsonObject(s: string): boolean {
+  try {
+    const v: unknown = JSON.parse(s);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,6 @@
 // OpenAI Chat Completions vendor: auth, validation, directives, and JSON/SSE replies shaped like api.openai.com.
 import { playSteps, type Step } from './stream-steps.js';
-import { type Directives, flagDirective, intDirective, parseDirectives } from './directives.js';
+import { type Directives, flagDirective, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import {
   type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError, write,
 } from './http.js';
@@ -38,8 +38,6 @@ interface Plan {
 
 
 const PART_TYPES = ['text', 'image_url', 'input_audio', 'refusal', 'audio', 'file', 'video_url'];
-// Fixed fragments so tool-call completion_tokens is a known constant (5).
-const ARG_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
 const DONE = 'data: [DONE]\n\n';
 const STREAM_ERROR = errorBody('upstream exploded', 'server_error', null, 'server_error');
 
@@ -158,10 +156,12 @@ function usageOf(prompt: number, completion: number) {
 
 function planReply(body: ChatRequest, d: Directives): Plan {
   const prompt = promptTokens(body.messages);
-  const toolName = d.tool_call;
+  // A tool's result last means the model already called it: it answers in text (an agent's round trip ends).
+  const toolName = body.messages.at(-1)?.role === 'tool' ? undefined : d.tool_call;
   if (toolName && Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') {
     const tool = { id: randomId('call_'), name: toolName };
-    return { tool, pieces: ARG_FRAGMENTS, finish: 'tool_calls', usage: usageOf(prompt, ARG_FRAGMENTS.length) };
+    const pieces = toolArgFragments(d);
+    return { tool, pieces, finish: 'tool_calls', usage: usageOf(prompt, pieces.length) };
   }
   const wanted = intDirective(d, 'chunks', 5);
   const cap = body.max_completion_tokens ?? body.max_tokens;

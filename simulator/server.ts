@@ -6,6 +6,7 @@ import { Control, applyFault, serveControl } from './control.js';
 import { type Ctx, type Route, echoInto, errorBody, presentedCredential, requestId, sendJson, upstreamKey } from './http.js';
 import { MediaControl, mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } from './media/index.js';
 import { openaiChat } from './openai-chat.js';
+import { openaiResponses } from './openai-responses.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
 import { modelRoutes } from './models.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
@@ -22,7 +23,7 @@ export { embeddingVector, float32Base64 } from './openai-embeddings.js';
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts both
 // Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope.
-const routes: Route[] = [openaiChat, openaiEmbeddings, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;

@@ -17,6 +17,7 @@ import { Conversations } from './store/conversations.js';
 import { InFlight } from './http/in-flight.js';
 import { TokenAdmin } from './admin/token-admin.js';
 import { ChannelStats } from './pipeline/channel-stats.js';
+import type { Tracing } from './tracing/tracing.js';
 
 /** What a reload reports: the config now running, and why a refused one was refused. */
 export interface ReloadResult { ok: boolean; hash: string; errors?: string }
@@ -33,6 +34,8 @@ export class Gateway {
   readonly conversations: Conversations;
   readonly tokenAdmin: TokenAdmin;
   readonly channelStats = new ChannelStats();
+  /** OpenTelemetry, when the environment sets an OTLP endpoint (start.ts); undefined otherwise. */
+  tracing: Tracing | undefined;
   /** Loads the config again and swaps it in (set by start.ts, which knows where the config lives). */
   reload: () => ReloadResult = () => ({ ok: false, hash: this.runtime.hash, errors: 'reload is not available here' });
   /** Requests being served (downloads and streams included); a stop waits for them, then cuts what is left. */

@@ -1,4 +1,5 @@
 // Structured logs with pino: one JSON line per request, written in blocks, every line through the redactor.
+import { droppedFields } from './policies/dropped.js';
 import { pino, type Logger } from 'pino';
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from './pipeline/context.js';
@@ -111,6 +112,7 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     attempts: ctx.attempts.length ? ctx.attempts : undefined,
     status: ctx.logStatus ?? res.statusCode,
     error_code: ctx.errorCode,
+    clamped: ctx.clamped,
     reason: ctx.reason === undefined ? undefined : bounded(ctx.reason, 512),
     outcome: ctx.outcome,
     latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
@@ -122,6 +124,7 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     charged: ctx.charged,
     uncharged: ctx.uncharged,
     aborted: !res.writableFinished || undefined,
+    ...droppedFields(ctx),
     msg: 'request',
   };
   write(`${JSON.stringify(line)}\n`);

@@ -82,6 +82,7 @@ function capConnections(server: Server, max: number, refused: RefusedConnections
 
 async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const ctx = newContext(req.method ?? 'GET', req.url ?? '/');
+  if (g.tracing) ctx.trace = g.tracing.request(req, ctx);
   res.setHeader('x-request-id', ctx.id);
   g.active.add(ctx);
   // A client that leaves aborts everything its request still awaits (body read, upstream call, relay).
@@ -96,6 +97,7 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
   }
   // Logged when the request's work is over (settled, refunded, stream closed), not when the socket closes.
   if (ctx.abort.signal.reason === 'client_gone') ctx.logStatus = 499;
+  ctx.trace?.end(res);
   if (g.log.isLevelEnabled('info')) logRequest(g.logging.write, ctx, res);
   observeRequest(ctx, res);
 }

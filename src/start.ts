@@ -13,6 +13,7 @@ import { BackgroundLoop } from './background-loop.js';
 import { drain, reloadConfig } from './lifecycle.js';
 import { Redactor } from './redaction/redactor.js';
 import { mintedSecrets } from './transport/auth/index.js';
+import { loadTracing } from './tracing/tracing.js';
 
 export interface StartOptions {
   port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv;
@@ -37,8 +38,10 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const log = logging.log;
   const { runtime, warnings } = loadRuntime(opts.configDir, opts.env ?? process.env);
   for (const w of warnings) log.warn(formatDiagnostic(w));
+  const tracing = await loadTracing(opts.env ?? process.env, log); // the SDK is loaded only when an endpoint is set
   const store = await openStore(opts.storeUri, { onError: (msg, err) => log.error({ err }, msg) });
   const gateway = new Gateway(runtime, store, logging, redactor);
+  gateway.tracing = tracing;
   gateway.reload = () => reloadConfig(gateway, opts.configDir, opts.env ?? process.env);
   const server = createGatewayServer(gateway);
   await new Promise<void>((resolve, reject) => {
@@ -66,7 +69,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       server.close();
       server.closeAllConnections();
       await background(1000);
-      await returnLeases(gateway);
+      await Promise.all([returnLeases(gateway), tracing?.shutdown(1000)]);
       await store.close();
       await logging.flush(1000);
     },
@@ -74,7 +77,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       const result = await drain(server, gateway, deadlineMs);
       await background(200); // a poll hung on a vendor is abandoned: its lease lets another instance retry it
       await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
-      await returnLeases(gateway);
+      // The last spans are exported meanwhile, or given up on: both within the stop's bound (500 ms each at most).
+      await Promise.all([returnLeases(gateway), tracing?.shutdown(500)]);
       await store.close();
       log.info({ ...result }, 'switchyard stopped');
       await logging.flush(200);

@@ -225,3 +225,40 @@ test('a long agent conversation (2000 turns of tool use) is translated within th
   // The whole conversation arrived (sim_openai counts text words): start, 1000 × checking, 1000 × (sunny + go on), done?, summarise …
   assert.equal(m.usage.input_tokens, 1 + 1000 + 1000 * 3 + 1 + 3);
 });
+
+test('what Claude-style agents send beyond a plain turn reaches a chat vendor: server tools and earlier thinking dropped and logged, client tools as functions, cache_control and thinking left out', async () => {
+  const body = {
+    model: 'gpt-4o-mini', max_tokens: 64, thinking: { type: 'enabled', budget_tokens: 1024 },
+    system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+    tools: [
+      { ...tools[0], cache_control: { type: 'ephemeral' } },
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+      { type: 'bash_20250124', name: 'bash' },
+      { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' },
+    ],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'look it up', cache_control: { type: 'ephemeral' } }] },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'ok' }] },
+      { role: 'user', content: 'go on [sim chunks=2]' },
+    ],
+  };
+  const r = await fetch(`${stack.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body) });
+  const m = await r.json() as any;
+  assert.equal(r.status, 200, JSON.stringify(m));
+  assert.deepEqual(m.content, [{ type: 'text', text: 'tok1 tok2 ' }]);
+  const up = lastUpstream(stack).body as any;
+  assert.deepEqual(up.tools.map((t: any) => t.function.name), ['get_weather', 'bash', 'str_replace_based_edit_tool']);
+  assert.deepEqual(up.tools[1].function.parameters.properties.command, { type: 'string' });
+  assert.deepEqual(up.messages, [
+    { role: 'system', content: 'You are terse.' }, { role: 'user', content: [{ type: 'text', text: 'look it up' }] },
+    { role: 'assistant', content: 'ok' }, { role: 'user', content: 'go on [sim chunks=2]' },
+  ]);
+  assert.equal(JSON.stringify(up).includes('cache_control') || JSON.stringify(up).includes('thinking') || '_dropped' in up, false);
+  const log = await logLineOf(stack, r.headers.get('request-id') ?? r.headers.get('x-request-id')!);
+  assert.deepEqual([log.dropped_tools, log.dropped_blocks], [['web_search_20250305'], ['thinking']]);
+
+  const computer = await fetch(`${stack.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, tools: [{ type: 'computer_20250124', name: 'computer', display_width_px: 1024, display_height_px: 768 }] }) });
+  assert.equal(computer.status, 400, 'a client tool with no schema the gateway knows cannot be offered: refused, naming it');
+  assert.match(((await computer.json()) as any).error.message, /computer_20250124/);
+});

@@ -130,3 +130,21 @@ test('a long agent conversation (2000 turns of tool use) is translated within th
   // that) and counted: start, 1000 × (checking + tool_use block), 1000 tool_result blocks, summarise …
   assert.equal(r.usage?.prompt_tokens, 1 + 1000 * 2 + 1000 + 3);
 });
+
+test('temperature and top_p together: only temperature reaches the Messages vendor, which refuses the two as Anthropic does', async () => {
+  const r = await ai.chat.completions.create({ model, temperature: 0.7, top_p: 0.95, max_completion_tokens: 20, messages: [{ role: 'user', content: 'Say hello [sim chunks=2]' }] });
+  assert.equal(r.choices[0].message.content, 'tok1 tok2 ');
+  const sent = lastUpstream(stack).body as any;
+  assert.deepEqual([sent.temperature, 'top_p' in sent], [0.7, false]);
+  const alone = await ai.chat.completions.create({ model, top_p: 0.5, max_completion_tokens: 20, messages: [{ role: 'user', content: 'Say hello' }] });
+  assert.ok(alone.choices[0].message.content);
+  assert.deepEqual([(lastUpstream(stack).body as any).top_p, 'temperature' in (lastUpstream(stack).body as any)], [0.5, false], 'top_p alone is sent');
+  // The simulator's Messages endpoint answers both together with Anthropic's 400, so a regression in the dialect fails here.
+  const refused = await fetch(`${stack.sim.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sim-key', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model, max_tokens: 20, temperature: 0.7, top_p: 0.95, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  assert.equal(refused.status, 400);
+  assert.deepEqual((await refused.json() as any).error, { type: 'invalid_request_error', message: 'temperature and top_p cannot both be specified for this model. Please use only one.' });
+});

@@ -43,9 +43,11 @@ const broken: Broken[] = [
   { dir: 'invalid-jsonata', file: 'channels.yaml', path: '/channels/0/operations/chat_completions/request', line: 16, message: 'JSONata: Expected "}", got "]"' },
   { dir: 'invalid-extends', file: 'channels.yaml', path: '/channels/0/extends', line: 13, message: 'unknown template "openai_compatibel"' },
   { dir: 'invalid-duplicate-route', file: 'routes.yaml', path: '/routes/1/path', line: 9, message: 'duplicate route POST /v1/chat/completions (also /routes/0)' },
+  { dir: 'invalid-shared-path', file: 'routes.yaml', path: '/routes/1/path', line: 10, message: 'routes sharing a path need different operations and a model_expr over the path' },
   { dir: 'invalid-operation-models', file: 'channels.yaml', path: '/channels/0/operations/embeddings/models/0', line: 15, message: '"text-embedding-3-small" is not in this channel\'s models' },
   { dir: 'invalid-task-source', file: 'routes.yaml', path: '/routes/0/task/source', line: 8, message: '`source` must name a path parameter of a submit route (no {id} in /v1/videos/remix)' },
   { dir: 'invalid-operation', file: 'routes.yaml', path: '/routes/1', line: 7, message: 'no channel implements operation "embeddings"' },
+  { dir: 'invalid-instead-of', file: 'channels.yaml', path: '/channels/0/operations/responses/instead_of', line: 14, message: '"chat_complete" is not an operation of this channel' },
 ];
 
 describe('shipped config', () => {

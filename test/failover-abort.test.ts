@@ -1,10 +1,10 @@
 // Failover across channels before the first byte, client aborts reaching the upstream, cut streams, and secret-free logs.
 import { test as nodeTest, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { startStack, fixture, eventually, type Stack } from './helpers/stack.js';
 import { client, post, chatUrl, assertShapeA, ledgerOf, logLineOf, sseData } from './helpers/api.js';
+import { closedPortUrl } from './helpers/ports.js';
 
 // A stuck stream fails its test (and the after hook still closes the stack) instead of hanging the run.
 const test = (name: string, fn: () => Promise<void> | void) => nodeTest(name, { timeout: 20_000 }, fn);
@@ -14,14 +14,6 @@ let key: string;
 let tokenId: string;
 const clientKeys: string[] = [];
 let abortedRequest: { id: string; charged: number; prompt: number } | undefined;
-
-async function closedPortUrl(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return `http://127.0.0.1:${port}`;
-}
 
 before(async () => {
   stack = await startStack({ configDir: fixture('failover'), env: { CLOSED_PORT_URL: await closedPortUrl() } });

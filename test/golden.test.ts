@@ -5,9 +5,9 @@
 //                                                              response, chunk, path_expr, poll.request, poll.response,
 //                                                              reconcile.path_expr, reconcile.response, content.resolve
 //   test/golden/<channel id>/<operation>/<slot>.<case>.json   the same slots of an operation a channel defines itself
-//   test/golden/routes/<route id>/<slot>.<case>.json           model_expr, answer (a task's, or a count_tokens route's),
-//                                                              error_answer, list_answer
-//   (test/golden/dialects/ belongs to golden-dialects.test.ts)
+//   test/golden/routes/<route id>/<slot>.<case>.json           model_expr, answer (a task's, a count_tokens route's, or a
+//                                                              models route's), error_answer, list_answer
+//   (test/golden/dialects/ belongs to golden-dialects.test.ts, test/golden/agents/ to the agent tests)
 //
 // Each file is { "bindings": {...}, "input": <value>, "output": <expected>, "note"?: "<why this case>" }. The transform
 // runs on `input` with `bindings` as its $variables (only the ones the engine passes to that slot are accepted);
@@ -85,6 +85,8 @@ const routeSlots: Record<string, SlotSpec> = {
 };
 // A `count_tokens` route's `answer` (src/policies/count-tokens.ts) shares the slot name with a task route's.
 const countAnswer: SlotSpec = { schema: 'json-answer.json', bindings: ['tokens', 'model'], input: 'empty' };
+// A `models` route's `answer` (src/policies/models.ts): the list ($models) or one model ($model) in a dialect's shape.
+const modelsAnswer: SlotSpec = { schema: 'json-answer.json', bindings: ['models', 'model'], input: 'empty' };
 
 const channelSlotNames = ['request', 'response', 'chunk', 'path_expr', 'poll.request', 'poll.response', 'reconcile.path_expr', 'reconcile.response', 'content.resolve'];
 const routeSlotNames = Object.keys(routeSlots);
@@ -149,7 +151,7 @@ function slotsOf(rt: Runtime, configDir: string, slots = new Map<string, Slot>()
     const errorAnswer = r.errorAnswer === r.dialect?.error ? undefined : r.errorAnswer;
     const own: Record<string, Transform | undefined> = { model_expr: r.modelExpr, answer: r.task?.answer ?? r.answer, error_answer: errorAnswer, list_answer: r.task?.listAnswer };
     for (const [slot, transform] of Object.entries(own)) {
-      const spec = slot === 'answer' && r.policy === 'count_tokens' ? countAnswer : routeSlots[slot];
+      const spec = slot === 'answer' && r.policy === 'count_tokens' ? countAnswer : slot === 'answer' && r.policy === 'models' ? modelsAnswer : routeSlots[slot];
       if (transform) slots.set(`routes/${r.id}/${slot}`, { key: `routes/${r.id}/${slot}`, transform, spec });
     }
   }
@@ -209,7 +211,7 @@ test('golden fixtures: every JSONata slot of the shipped configs (the demo and d
   const production = join(projectRoot, 'deploy', 'config');
   const slots = slotsOf(loadRuntime(production, env).runtime, production, slotsOf(loadRuntime(projectRoot, env).runtime, projectRoot));
   const registry = schemaRegistry(projectRoot);
-  const files = jsonFiles(goldenDir).map((p) => relative(goldenDir, p).split(sep).join('/')).filter((f) => !f.startsWith('dialects/'));
+  const files = jsonFiles(goldenDir).map((p) => relative(goldenDir, p).split(sep).join('/')).filter((f) => !f.startsWith('dialects/') && !f.startsWith('agents/'));
   const covered = new Set(files.map((f) => slotKeyOf(f).key).filter((k): k is string => k !== undefined));
 
   await t.test('coverage: every slot has a fixture, and the engine runs every slot', () => {

@@ -72,10 +72,11 @@ both('a price variant follows the request: sora-2-pro\'s 1024p sizes are 500 a s
   assert.equal(await s.balance(id), 100_000 - 4 * 500 - 4 * 300);
 });
 
-both('chat limits beyond the model, or not safe integers, are 400 before any reservation (never a 5xx)', async (s) => {
+// A whole number above the model's maximum is lowered to it (completion-clamp.test.ts); past 2^31 − 1 it is refused.
+both('chat limits past 2^31 − 1, or not safe integers, are 400 before any reservation (never a 5xx)', async (s) => {
   const chat = (extra: Record<string, unknown>) => ({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...extra });
   await refused(s, '/v1/chat/completions', chat({ max_tokens: 1e20 }), 'max_tokens');
-  await refused(s, '/v1/chat/completions', chat({ max_completion_tokens: 16385 }), 'max_completion_tokens');
+  await refused(s, '/v1/chat/completions', chat({ max_completion_tokens: 2 ** 31 }), 'max_completion_tokens');
   await refused(s, '/v1/chat/completions', chat({ max_tokens: 2 ** 53 + 2 }), 'max_tokens');
 });
 

@@ -64,8 +64,15 @@ test('OpenAI: chat (stream and not), Responses, embeddings, through the official
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
   assert.equal(text, 'tok1 tok2 tok3 tok4 ');
-  const response = await ai.responses.create({ model: 'gpt-6.2-sol', input: 'say it [sim chunks=2]' });
+  // Responses clients reach OpenAI natively: the body as sent, OpenAI's answer as made, streamed or not.
+  const body = { model: 'gpt-6.2-sol', input: 'say it [sim chunks=2]', store: false, include: ['reasoning.encrypted_content' as const], tools: [{ type: 'web_search' as const }] };
+  const response = await ai.responses.create(body);
   assert.equal(response.output_text, 'tok1 tok2 ');
+  assert.deepEqual(lastUpstream('/v1/responses').body, body);
+  assert.equal(lastUpstream('/v1/responses').headers.authorization, 'Bearer sim-key');
+  let streamed = '';
+  for await (const e of await ai.responses.create({ ...body, stream: true })) if (e.type === 'response.output_text.delta') streamed += e.delta;
+  assert.equal(streamed, 'tok1 tok2 ');
   const emb = await ai.embeddings.create({ model: 'text-embedding-3-small', input: ['a fox', 'a hound'] });
   assert.equal(emb.data.length, 2);
   assert.equal(lastUpstream('/v1/chat/completions').headers.authorization, 'Bearer sim-key', 'OPENAI_API_KEY as a Bearer token');
@@ -121,6 +128,32 @@ test('Gemini: native generateContent on an image model, the size capped to what 
   const sent = lastUpstream('/v1beta/models/gemini-3-pro-image-preview:generateContent');
   assert.equal(sent.headers['x-goog-api-key'], 'sim-key');
   assert.equal((sent.body as any).generationConfig.imageConfig.imageSize, '2K');
+});
+
+test('Gemini chat: a Gemini client (key in ?key=) untouched, a stream on alt=sse, an OpenAI client translated, charged at the list price', async () => {
+  const { key: own, id } = await stack.token({ quota: 100_000 });
+  const before = (await stack.balance(id))!;
+  const r = await fetch(`${stack.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${own}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi [sim chunks=4]' }] }] }),
+  });
+  const answer = await r.json() as any;
+  assert.equal(r.status, 200, JSON.stringify(answer));
+  assert.equal(answer.candidates[0].content.parts[0].text, 'tok1 tok2 tok3 tok4 ');
+  const sent = lastUpstream('/v1beta/models/gemini-2.5-flash:generateContent');
+  assert.equal(sent.headers['x-goog-api-key'], 'sim-key');
+  assert.equal(sent.url, '/v1beta/models/gemini-2.5-flash:generateContent', 'the client\'s ?key= stays at the gateway');
+  const u = answer.usageMetadata;
+  await eventually(async () => before - (await stack.balance(id))! === expectedCharge(shippedPrice('gemini-2.5-flash'), u.promptTokenCount, u.candidatesTokenCount));
+  const stream = await fetch(`${stack.url}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': own }, body: JSON.stringify({ contents: [{ parts: [{ text: 'go [sim chunks=2]' }] }] }),
+  });
+  assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+  assert.match(await stream.text(), /"finishReason":"STOP"/);
+  assert.equal(lastUpstream('/v1beta/models/gemini-2.5-pro:streamGenerateContent').url, '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
+  const ai = new OpenAI({ apiKey: own, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+  const chat = await ai.chat.completions.create({ model: 'gemini-2.5-flash-lite', messages: [{ role: 'system', content: 'Terse.' }, { role: 'user', content: 'hi [sim chunks=3]' }] });
+  assert.equal(chat.choices[0].message.content, 'tok1 tok2 tok3 ');
+  assert.deepEqual((lastUpstreamBody('/v1beta/models/gemini-2.5-flash-lite:generateContent') as any).systemInstruction, { parts: [{ text: 'Terse.' }] });
 });
 
 test('midjourney-proxy: an imagine in RELAX runs on the relax prefix, finishes, and its image comes through the gateway', async () => {

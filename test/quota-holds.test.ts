@@ -41,6 +41,36 @@ test('request reservations spend from a hold: nothing is written per request, th
   a.db.close();
 });
 
+test('a flush stores one row per request, its close carrying the reservation; the ledger lists reserve and close as before', async () => {
+  const file = fresh();
+  const a = open(file, { flushMs: 60_000 });
+  await a.q.createAccount('acct', 1000);
+  const who = { user: 'u1', model: 'gpt-4o-mini', route: 'chat_completions' };
+  assert.equal(await a.q.reserve('acct', 'r1', 40, 'request', { ...who, units: 2 }), true);
+  assert.equal(await a.q.reserve('acct', 'r2', 30, 'request', who), true);
+  await a.q.settle('acct', 'r1', 40, 25, { channel: 'c1', prompt_tokens: 10, completion_tokens: 5, units: 2 });
+  await a.q.refund('acct', 'r2', 30, { channel: 'c1' });
+  a.q.flush();
+  const rows = a.db.prepare("SELECT entry, kind, amount, reserved, reserved_units FROM quota_ledger WHERE account = 'acct' AND kind != 'topup' ORDER BY entry").all();
+  assert.deepEqual(rows, [
+    { entry: 'r1:close', kind: 'settle', amount: -15, reserved: 40, reserved_units: 2 },
+    { entry: 'r2:close', kind: 'refund', amount: -30, reserved: 30, reserved_units: null },
+  ], 'no reserve row is written');
+  const listed = (await a.ledger.entries('acct')).filter((e) => e.kind !== 'topup');
+  assert.deepEqual(listed.map((e) => [e.entry, e.kind, e.amount, e.units, e.channel, e.prompt_tokens]), [
+    ['r1:reserve', 'reserve', 40, 2, null, null], ['r1:close', 'settle', -15, 2, 'c1', 10],
+    ['r2:reserve', 'reserve', 30, null, null, null], ['r2:close', 'refund', -30, null, 'c1', null],
+  ]);
+  for (const e of listed) assert.deepEqual([e.user, e.model, e.route], ['u1', 'gpt-4o-mini', 'chat_completions'], e.entry);
+  assert.equal(listed.reduce((s, e) => s + e.amount, 0), 25, 'reserve and close still sum to the charge');
+  assert.deepEqual(await a.q.settle('acct', 'r1', 40, 25), { charged: 25, uncharged: 0 }, 'a repeated settle answers what was charged');
+  // A ledger written before (reserve and close rows of their own) reads as it did.
+  a.db.prepare("INSERT INTO quota_ledger (entry, account, request, kind, amount, at, held_by) VALUES ('old:reserve', 'acct', 'old', 'reserve', 5, 1, 'x'), ('old:close', 'acct', 'old', 'settle', -2, 2, 'x')").run();
+  assert.deepEqual((await a.ledger.entries('acct')).filter((e) => e.request === 'old').map((e) => `${e.kind}:${e.amount}`), ['reserve:5', 'settle:-2']);
+  await a.q.close();
+  a.db.close();
+});
+
 test('two processes on one file never overdraw; money one holds is released when the other needs it', async () => {
   const file = fresh();
   const a = open(file);

@@ -15,17 +15,12 @@ import { connectRedis } from '../src/store/redis-client.js';
 import { RateLimiter } from '../src/pipeline/rate-limiter.js';
 import { GatewayError } from '../src/http/errors.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
+import { agrees, random } from './helpers/rate-agreement.js';
 
 const skip = redisSkip('the Redis rate window tests');
 let redis: RedisServer | undefined;
 before(async () => { if (!skip) redis = await startRedis(); });
 after(async () => { await redis?.stop(); });
-
-/** A small deterministic generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
-}
 
 const op = (o: Partial<WindowOp> & Pick<WindowOp, 'spec' | 'limit'>): WindowOp => ({ key: 'k', give: 0, giveBucket: 0, add: 0, take: 0, ...o });
 
@@ -102,28 +97,8 @@ async function redisWindows(): Promise<{ w: RedisRateWindows; close(): Promise<v
   await c.connect();
   await c.flushDb();
   await c.close();
-  const client = await connectRedis(`${redis!.uri}/9`);
+  const { client } = await connectRedis(`${redis!.uri}/9`);
   return { w: new RedisRateWindows(client), close: () => client.close() };
-}
-
-/** The same random ops on a store and on slideWindow, op for op. */
-async function agrees(w: RateWindows, seed: number): Promise<void> {
-  const rnd = random(seed);
-  const rings = new Map<string, Ring>();
-  let now = 1_700_000_000_000;
-  for (let i = 0; i < 300; i++) {
-    now += rnd() < 0.6 ? Math.floor(rnd() * 200) : Math.floor(rnd() * 4000);
-    const spec = windowSpec(rnd() < 0.5 ? 2000 : 3000);
-    const key = `{tok_${seed}_${Math.floor(rnd() * 3)}}:${spec.bucketMs}`;
-    const o: WindowOp = {
-      key, spec, limit: 1 + Math.floor(rnd() * 20), take: Math.floor(rnd() * 6), add: rnd() < 0.2 ? Math.floor(rnd() * 9) : 0,
-      give: rnd() < 0.3 ? Math.floor(rnd() * 4) : 0, giveBucket: Math.floor(now / spec.bucketMs) - Math.floor(rnd() * 25),
-    };
-    const want = slideWindow(rings.get(key), o, now);
-    rings.set(key, want.ring);
-    const [got] = await w.slide([o], now);
-    assert.deepEqual(got, want.result, `seed ${seed}, op ${i}: ${JSON.stringify(o)}`);
-  }
 }
 
 test('SQLite windows agree with the rule op for op', async () => {

@@ -82,3 +82,66 @@ test('redis store: an invalidation published by one instance reaches every subsc
     await b.close();
   }
 });
+
+test('redis store: a server written in the layout before hash tags is moved to the tagged one at the first open, once', { skip, timeout: 20_000 }, async () => {
+  const uri = `${redis!.uri}/5`;
+  const c = createClient({ url: uri });
+  await c.connect();
+  const hour = Math.floor(Date.now() / 3_600_000);
+  const cell = (field: string) => `acct1\u001fgpt\u001fchat\u001fch\u001falice\u001f${field}`;
+  const reserve = { entry: 'r1:reserve', account: 'acct1', request: 'r1', kind: 'reserve', amount: 30, at: Date.now(), uncharged: 0 };
+  const topup = { entry: 'topup:create:acct1', account: 'acct1', request: 'create:acct1', kind: 'topup', amount: -100, at: Date.now(), uncharged: 0 };
+  try {
+    await c.flushDb();
+    // What 0.1.0's Redis store wrote for: an account topped up with 100, a request r1 holding 30 (owner i_dead),
+    // an earlier request's usage, an open task in group g, a catalog entry and a due callback job.
+    await c.set('sy:quota:bal:acct1', '70');
+    await c.rPush('sy:quota:log:acct1', [JSON.stringify(topup), JSON.stringify(reserve)]);
+    await c.set('sy:quota:entry:topup:create:acct1', JSON.stringify(topup));
+    await c.set('sy:quota:entry:r1:reserve', JSON.stringify(reserve));
+    await c.set('sy:quota:open:req:r1', JSON.stringify({ request: 'r1', account: 'acct1', amount: 30, owner: 'i_dead', scope: 'durable', at: reserve.at }));
+    await c.sAdd('sy:quota:open:own:i_dead', 'r1');
+    await c.sAdd('sy:quota:open:owners', 'i_dead');
+    await c.hSet(`sy:quota:usage:h:${hour}`, { [cell('requests')]: '1', [cell('charged')]: '12' });
+    await c.hSet(`sy:quota:usage:d:${Math.floor(hour / 24)}`, { [cell('requests')]: '1', [cell('charged')]: '12' });
+    await c.zAdd('sy:quota:usage:hours', { score: hour, value: String(hour) });
+    await c.zAdd('sy:quota:usage:days', { score: Math.floor(hour / 24), value: String(Math.floor(hour / 24)) });
+    await c.hSet('sy:quota:usage:acct:acct1', { requests: '1', charged: '12' });
+    await c.hSet('sy:task:open:t1', { grp: 'g', channel: 'ch', next: '0', lease_until: '0', lease_owner: '', owner: 'i_dead', opened_at: '1' });
+    await c.sAdd('sy:task:grp:g', 't1');
+    await c.zAdd('sy:task:due', { score: 1, value: 't1' });
+    await c.hSet('sy:task:cat:e:t1', { user: 'alice', family: 'video', model: 'm', created_ms: '5' });
+    for (const k of ['all', 'u:alice', 'f:video', 'uf:5:alice:video']) await c.zAdd(`sy:task:cat:${k}`, { score: 5, value: 't1' });
+    await c.hSet('sy:job:callbacks:j1', { due: '1', attempt: '1', version: '1', lease_until: '0' });
+    await c.zAdd('sy:jobs:callbacks', { score: 1, value: 'j1' });
+
+    const store = await openStore(uri);
+    try {
+      assert.equal(await store.quota.balance('acct1'), 70);
+      assert.deepEqual((await store.quota.entries('acct1')).map((e) => e.entry), ['topup:create:acct1', 'r1:reserve']);
+      assert.deepEqual(await store.quota.openOwners(), ['i_dead']);
+      assert.deepEqual((await store.quota.openOf('i_dead')).map((r) => [r.request, r.amount]), [['r1', 30]]);
+      assert.equal((await store.quota.reservationOf('r1'))?.account, 'acct1');
+      assert.equal((await store.quota.totals('acct1')).charged, 12);
+      const usage = await store.quota.usage({ from: (hour - 1) * 3_600_000, to: (hour + 1) * 3_600_000, groupBy: 'model' });
+      assert.deepEqual(usage.map((u) => [u.requests, u.charged]), [[1, 12]]);
+      await store.quota.refund('acct1', 'r1', 30); // a sweep of i_dead's reservation
+      assert.equal(await store.quota.balance('acct1'), 100);
+      assert.equal(await store.tasks.count(), 1);
+      assert.deepEqual(await store.tasks.claimDue('me', Date.now(), Date.now() + 1000, 10), [{ id: 't1', channel: 'ch' }]);
+      await store.tasks.close('t1');
+      assert.equal(await store.tasks.count(), 0);
+      assert.deepEqual((await store.catalog.page({ user: 'alice', family: 'video', limit: 10, order: 'asc' }))?.ids, ['t1']);
+      assert.equal(await store.jobs('callbacks').count(), 1);
+      assert.deepEqual((await c.keys('sy:quota:bal:*')).length + (await c.keys('sy:task:open:*')).length + (await c.keys('sy:task:cat:*')).length, 0);
+    } finally {
+      await store.close();
+    }
+    await c.set('sy:quota:bal:late', '1'); // written after the move: a second open leaves it alone
+    const again = await openStore(uri);
+    await again.close();
+    assert.equal(await c.get('sy:quota:bal:late'), '1');
+  } finally {
+    await c.close();
+  }
+});

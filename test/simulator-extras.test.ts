@@ -231,8 +231,11 @@ test('GET /v1/models: OpenAI\'s list with a Bearer key, Anthropic\'s with its he
   assert.equal(claude.body.data.length, 2);
   assert.equal(claude.body.has_more, true);
   assert.equal(claude.body.data[0].type, 'model');
-  const next = await call(`/v1/models?limit=2&after_id=${claude.body.last_id}`, { headers: anthropicHeaders });
+  const all = await call('/v1/models?limit=1000', { headers: anthropicHeaders });
+  assert.equal(all.body.has_more, false);
+  const next = await call(`/v1/models?limit=1000&after_id=${claude.body.last_id}`, { headers: anthropicHeaders });
   assert.equal(next.body.has_more, false);
+  assert.deepEqual(next.body.data.map((m: { id: string }) => m.id), all.body.data.slice(2).map((m: { id: string }) => m.id), 'after_id continues the list');
   assert.equal((await call('/v1/models/claude-sonnet-4-5', { headers: anthropicHeaders })).body.id, 'claude-sonnet-4-5-20250929');
   const refused = await call('/v1/models', { headers: { 'x-api-key': 'wrong', 'anthropic-version': '2023-06-01' } });
   assert.equal(refused.status, 401);
@@ -244,8 +247,10 @@ test('GET /v1beta/models: Gemini\'s ListModels, paged; a wrong key is a 400 nami
   const page = await call('/v1beta/models?pageSize=1', { headers: { 'x-goog-api-key': KEY } });
   assert.equal(page.status, 200);
   assert.match(page.body.models[0].name, /^models\//);
-  const rest = await call(`/v1beta/models?pageToken=${page.body.nextPageToken}`, { headers: { 'x-goog-api-key': KEY } });
-  assert.equal(rest.body.models.length, 2);
+  const all = await call('/v1beta/models?pageSize=1000', { headers: { 'x-goog-api-key': KEY } });
+  assert.equal(all.body.nextPageToken, undefined);
+  const rest = await call(`/v1beta/models?pageSize=1000&pageToken=${page.body.nextPageToken}`, { headers: { 'x-goog-api-key': KEY } });
+  assert.deepEqual(rest.body.models.map((m: { name: string }) => m.name), all.body.models.slice(1).map((m: { name: string }) => m.name), 'the page token continues the list');
   assert.equal(rest.body.nextPageToken, undefined);
   const wrong = await call('/v1beta/models', { headers: { 'x-goog-api-key': 'wrong' } });
   assert.equal(wrong.status, 400);

@@ -88,7 +88,7 @@ test('anthropic non-stream: message shape, usage counting, request-id header', a
         { role: 'assistant', content: 'a picture' },
         user('and this one [sim chunks=3]'),
       ],
-      temperature: 0.5, top_p: 0.9, metadata: { user_id: 'u1' },
+      temperature: 0.5, metadata: { user_id: 'u1' },
     },
   });
   assert.equal(r.status, 200);

@@ -1,5 +1,5 @@
 // Non-streaming chat, closed loop at 1 and 64 connections: throughput, latency, added latency, and CPU per request of
-// the gateway against the bare node:http pass-through on the same core (the issue's target: ≤ 1.5× at 64 connections).
+// the gateway against the bare node:http pass-through on the same core (issue 21: ≤ 1.8× at 64 connections, on the way to 1.2×).
 import { closedLoop, type ClosedLoopResult } from '../closed-loop.js';
 import { chatBody, foreignLoadReport, interleaved3, type BenchContext, type Row, type Scenario, type Section, type Target } from '../scenario.js';
 import { cpuSeconds, mainThreadCpuSeconds } from '../proc-stats.js';
@@ -7,7 +7,7 @@ import { fmt, fmtInt, fmtRatio, median, pairedDelta, pairedRatio, percentiles, s
 
 const path = '/v1/chat/completions';
 const levels = [1, 64] as const;
-const cpuRatioTarget = 1.5; // issue: gateway CPU per request at 64 connections ≤ 1.5× the bare pass-through's
+const cpuRatioTarget = 1.8; // issue 21: gateway CPU per request at 64 connections ≤ 1.8× the bare pass-through's (on the way to 1.2×)
 
 interface Measured {
   rps: number; p50: number; p90: number; p99: number;

@@ -1,6 +1,6 @@
 // Translated streams: the same stream through the gateway untranslated (OpenAI chat on an OpenAI-format channel,
-// bytes passed) and through each dialect translation (a Responses client and a Messages client on that channel; an
-// OpenAI chat client on a Messages-format vendor), at 1, 20 and 100 streams, lanes interleaved run by run. Targets:
+// bytes passed) and through each dialect translation (Responses, Messages and Gemini clients on that channel; an
+// OpenAI chat client on a Messages-format vendor and on a Gemini-format vendor), at 1, 20 and 100 streams, lanes interleaved run by run. Targets:
 // a translated stream's first event at most 1 ms later than the untranslated one's at 1 stream and 2 ms at 100
 // streams; a translated lane's CPU per event at most 2× the untranslated relay's (20 and 100 streams). Gateway only:
 // the bare proxy and the simulator cannot translate. A new translated lane is one more entry in `lanes`.
@@ -23,12 +23,17 @@ const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 const lanes: Lane[] = [
   { name: 'chat, untranslated', path: '/v1/chat/completions', endMarker: '[DONE]',
     body: json({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
+  // compat-chat: a chat-only vendor (OpenAI's own models take Responses clients natively, untranslated).
   { name: 'Responses client → OpenAI-format channel', path: '/v1/responses', endMarker: 'response.completed',
-    body: json({ model: 'gpt-4o-mini', stream: true, input: `Count for me. ${pace}` }) },
+    body: json({ model: 'compat-chat', stream: true, input: `Count for me. ${pace}` }) },
   { name: 'Messages client → OpenAI-format channel', path: '/v1/messages', endMarker: 'message_stop',
     body: json({ model: 'gpt-4o-mini', stream: true, max_tokens: 256, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
   { name: 'chat client → Messages-format vendor', path: '/v1/chat/completions', endMarker: '[DONE]',
     body: json({ model: 'claude-haiku-4-5', stream: true, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
+  { name: 'Gemini client → OpenAI-format channel', path: '/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse', endMarker: '"finishReason"',
+    body: json({ contents: [{ role: 'user', parts: [{ text: `Count for me. ${pace}` }] }] }) },
+  { name: 'chat client → Gemini-format vendor', path: '/v1/chat/completions', endMarker: '[DONE]',
+    body: json({ model: 'gemini-2.5-flash', stream: true, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
 ];
 
 interface Measure { s: StreamSummary; cpuMsPerStream: number }
@@ -109,7 +114,7 @@ export const sseTranslated: Scenario = {
       rows, headline,
       notes: [
         `${seconds} s per lane and level per run; lanes interleaved run by run; ${ctx.runs} runs. "gateway − direct" here is each translated lane's TTFB p50 minus the untranslated lane's in the same run (the median of those differences).`,
-        'The untranslated lane passes the vendor\'s bytes; the Responses and Messages clients are translated from the unified format by their dialect\'s stream transform (JSONata, per event); the last lane translates a Messages-format vendor\'s events into unified chunks.',
+        'The untranslated lane passes the vendor\'s bytes; the Responses, Messages and Gemini clients are translated from the unified format by their dialect\'s stream transform (JSONata, per event); the vendor lanes translate a Messages-format or Gemini-format vendor\'s events into unified chunks.',
         'CPU per stream: the gateway\'s utime + stime during the lane\'s runs divided by the streams completed; CPU per event: that over the 20 vendor events of a stream (a translated lane writes more client events for them). The ratio is the median of per-run ratios to the untranslated lane at the same level.',
         'At 100 streams the load is 20,000 vendor events a second on the gateway\'s one core, near what it can relay even untranslated: there the first-event difference is queueing, and grows with any extra CPU per event a translation costs.',
         ...load3.notes,

@@ -1,4 +1,4 @@
-// The admin usage report over a ledger of a million entries (500,000 requests, each a reserve and a close), written
+// The admin usage report over a ledger of a million entries (500,000 requests, each a reserve and a close, stored as one row), written
 // through the same path a gateway's quota flushes take (SqliteHolds.commit: the entries and the hourly rollup in one
 // transaction), spread over 30 days, 200 tokens of 50 users, 5 models, 3 routes and 2 channels. Each query is what
 // GET /admin/usage asks the store; beside it, the same report computed from the ledger itself, which is what the
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openStateDb } from '../../src/store/sqlite-state.js';
 import { SqliteQuotaLedger } from '../../src/store/sqlite-quota.js';
 import { SqliteHolds } from '../../src/store/sqlite-holds.js';
-import type { LedgerEntry } from '../../src/store/quota-ledger.js';
+import type { Closed } from '../../src/store/held-rows.js';
 import type { UsageQuery } from '../../src/store/usage.js';
 import type { BenchContext, Row, Scenario, Section } from '../scenario.js';
 import { fmt, fmtInt, median } from '../stats.js';
@@ -24,19 +24,18 @@ const routes = ['chat_completions', 'responses', 'messages'];
 const channels = ['sim_openai', 'openai'];
 const targetMs = 50;
 
-/** Request i of the run, in time order over the last 30 days (as a gateway writes them), ids increasing like its own. */
-function entriesOf(i: number, now: number): LedgerEntry[] {
+/** Request i of the run, closed, in time order over the last 30 days (as a gateway writes them), ids increasing like its own. */
+function closedOf(i: number, now: number): Closed {
   const token = tokens[(i * 7) % tokens.length];
   const at = now - days * 86_400_000 + Math.floor((i * days * 86_400_000) / requests);
   const id = `req_${i.toString(36).padStart(8, '0')}`;
   const tags = { user: `user_${tokens.indexOf(token) % 50}`, model: models[i % models.length], route: routes[i % routes.length] };
   const reserved = 2_000;
   const charged = 100 + (i % 900);
-  return [
-    { ...tags, entry: `${id}:reserve`, account: token, request: id, kind: 'reserve', amount: reserved, at: at - 500 },
-    { ...tags, channel: channels[i % channels.length], prompt_tokens: 50 + (i % 200), completion_tokens: 20 + (i % 300),
-      entry: `${id}:close`, account: token, request: id, kind: 'settle', amount: charged - reserved, at, uncharged: 0 },
-  ];
+  return {
+    request: id, account: token, reserved, charged, uncharged: 0, kind: 'settle', reservedAt: at - 500, at, reserveTags: tags,
+    closeTags: { ...tags, channel: channels[i % channels.length], prompt_tokens: 50 + (i % 200), completion_tokens: 20 + (i % 300) },
+  };
 }
 
 function timeQuery(fn: () => unknown, repeats: number): { ms: number; rows: number } {
@@ -62,12 +61,12 @@ export const usageReport: Scenario = {
       const holds = new SqliteHolds(db, ledger.rollup);
       holds.register('bench', Date.now());
       const now = Date.now();
-      ctx.log(`usage-report: writing ${fmtInt(requests * 2)} ledger entries`);
+      ctx.log(`usage-report: writing the ledger entries of ${fmtInt(requests)} requests`);
       const t0 = performance.now();
       for (let start = 0; start < requests && !ctx.signal.aborted; start += batch) {
-        const rows: LedgerEntry[] = [];
-        for (let i = start; i < Math.min(requests, start + batch); i++) rows.push(...entriesOf(i, now));
-        holds.commit('bench', rows, new Map(), Date.now());
+        const closed: Closed[] = [];
+        for (let i = start; i < Math.min(requests, start + batch); i++) closed.push(closedOf(i, now));
+        holds.commit('bench', closed, new Map(), Date.now());
       }
       const fillS = (performance.now() - t0) / 1000;
       const count = (sql: string) => db.prepare(sql).pluck().get() as number;
@@ -85,7 +84,7 @@ export const usageReport: Scenario = {
         ['every token, by route, one day', { from: now - 86_400_000, to: now + 1, groupBy: 'route' }],
       ];
       const rows: Row[] = [
-        { metric: 'ledger entries written (reserve + close per request)', gateway: fmtInt(entries) },
+        { metric: 'ledger rows written (one per request: its close, carrying the reservation)', gateway: fmtInt(entries) },
         { metric: 'rollup cells: hourly / daily (account × period × model × route × channel)', gateway: `${fmtInt(cells)} / ${fmtInt(dayCells)}` },
         { metric: 'write time, in flush transactions of 5,000 requests', gateway: `${fmt(fillS, 1)} s (${fmt((fillS * 1e6) / requests, 1)} µs a request)` },
       ];

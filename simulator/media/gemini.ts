@@ -1,7 +1,12 @@
-// Gemini generateContent: x-goog-api-key or ?key= auth, contents[].parts[] (text/inlineData), imageConfig → an inline PNG of the documented size.
+// Gemini generateContent: x-goog-api-key or ?key= auth, contents[].parts[] (text/inlineData), imageConfig → an inline PNG of
+// the documented size. Chat models (gemini-chat.ts) are answered there.
 import { intDirective } from '../directives.js';
 import { type Ctx, randomId, sendJson, sleep } from '../http.js';
-import { type Json, type VendorError, isObject, parseJson, pathParams, planFrom, retryHeaders, route, submitFailure } from '../video/common.js';
+import { type Json, isObject, parseJson, pathParams, planFrom, route, submitFailure } from '../video/common.js';
+import { geminiAuthorized as authorized, geminiError, geminiFail as fail } from './gemini-common.js';
+import { GEMINI_CHAT_MODELS, generateChat, geminiChatRoutes } from './gemini-chat.js';
+
+export { geminiError, googleKey } from './gemini-common.js';
 import { pngBytes } from './png.js';
 import { mediaStoreOf } from './store.js';
 
@@ -17,11 +22,6 @@ const PRO_1K: Record<string, [number, number]> = {
   '4:5': [928, 1152], '5:4': [1152, 928], '9:16': [768, 1376], '16:9': [1376, 768], '21:9': [1584, 672],
 };
 const SCALE: Record<string, number> = { '1K': 1, '2K': 2, '4K': 4 };
-const STATUS_WORDS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
-};
-
 const isImageModel = (model: string): boolean => model.includes('image');
 /** Gemini 3 image models render 1K/2K/4K; Gemini 2.5 Flash Image only 1K. */
 const sizesFor = (model: string): string[] => (/^gemini-3/.test(model) ? ['1K', '2K', '4K'] : ['1K']);
@@ -31,41 +31,6 @@ function imageTokensFor(model: string, size: string): number {
   if (/^gemini-3\.1-flash/.test(model)) return { '1K': 1120, '2K': 1680, '4K': 2520 }[size] ?? 1120;
   if (/^gemini-3/.test(model)) return size === '4K' ? 2000 : 1120;
   return 1290;
-}
-
-function googleBody(code: number, message: string, details?: Json[]): Json {
-  const error: Json = { code, message, status: STATUS_WORDS[code] ?? (code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') };
-  if (details) error.details = details;
-  return { error };
-}
-
-function fail(ctx: Ctx, code: number, message: string, details?: Json[]): void {
-  sendJson(ctx.res, code, googleBody(code, message, details));
-}
-
-export function geminiError(status: number): VendorError {
-  const message = status === 429 ? 'Resource has been exhausted (e.g. check quota).' : status === 503 ? 'The model is overloaded. Please try again later.' : `Simulated error (HTTP ${status}).`;
-  return { body: googleBody(status, message), headers: retryHeaders(status) };
-}
-
-/** The key the client sent: header first, then `?key=` (Google accepts either). */
-export function googleKey(ctx: Pick<Ctx, 'req'>): string | undefined {
-  const h = ctx.req.headers['x-goog-api-key'];
-  if (typeof h === 'string' && h !== '') return h;
-  return new URL(ctx.req.url ?? '/', 'http://sim').searchParams.get('key') ?? undefined;
-}
-
-function authorized(ctx: Ctx): boolean {
-  const key = googleKey(ctx);
-  if (key !== undefined && ctx.keys.has(key)) return true;
-  if (key === undefined) {
-    fail(ctx, 403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
-    return false;
-  }
-  fail(ctx, 400, 'API key not valid. Please pass a valid API key.', [
-    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
-  ]);
-  return false;
 }
 
 interface Scan { texts: string[]; images: string[]; problem?: string }
@@ -93,6 +58,7 @@ async function generate(ctx: Ctx): Promise<void> {
   const [model] = pathParams(ctx, PATH);
   const body = parseJson(ctx.raw);
   if (!body) return fail(ctx, 400, 'Invalid JSON payload received. Unexpected token.');
+  if (!isImageModel(model)) return generateChat(ctx, model, body);
   const gen = isObject(body.generationConfig) ? body.generationConfig : {};
   const imageConfig = isObject(gen.imageConfig) ? gen.imageConfig : undefined;
   const contents = Array.isArray(body.contents) ? body.contents : [];
@@ -149,9 +115,9 @@ function reply(model: string, gen: Json, ratio: string, size: string, s: Scan, f
   };
 }
 
-/** The models `GET /v1beta/models` lists (the image models this file renders, and a text model beside them). */
+/** The models `GET /v1beta/models` lists: the chat models (gemini-chat.ts) and the image models this file renders. */
 const LISTED: [string, string, number, number][] = [
-  ['gemini-2.5-flash', 'Gemini 2.5 Flash', 1048576, 65536],
+  ...GEMINI_CHAT_MODELS,
   ['gemini-2.5-flash-image', 'Nano Banana', 32768, 32768],
   ['gemini-3-pro-image-preview', 'Nano Banana Pro', 65536, 32768],
   ['gemini-3.1-flash-image-preview', 'Nano Banana 2', 131072, 32768],
@@ -174,4 +140,4 @@ async function listModels(ctx: Ctx): Promise<void> {
   sendJson(ctx.res, 200, { models: page, ...next });
 }
 
-export const geminiRoutes = [route('POST', PATH, generate), route('GET', '/v1beta/models', listModels)];
+export const geminiRoutes = [route('POST', PATH, generate), route('GET', '/v1beta/models', listModels), ...geminiChatRoutes];

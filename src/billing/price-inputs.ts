@@ -4,6 +4,11 @@
 import type { Model } from '../types/generated/channels.js';
 import type { PriceInputs as PriceInputFields } from '../types/generated/routes.js';
 import { GatewayError } from '../http/errors.js';
+import { readCompletionLimit, type Clamped } from './completion-limit.js';
+import { valueAt, wholeNumber } from './body-numbers.js';
+
+export { valueAt } from './body-numbers.js';
+export { maxOutputTokens } from './completion-limit.js';
 
 /** Field paths per input, split once at load. */
 export type CompiledPriceInputs = Partial<Record<keyof PriceInputFields, string[][]>>;
@@ -12,8 +17,10 @@ export interface PriceInputs {
   /** Seconds the client asked for; undefined when it named none (the model's default is charged). */
   seconds?: number;
   units: number;
-  /** The completion limit the client asked for; undefined when it named none (the model's maximum is reserved). */
+  /** The completion limit the client asked for, lowered to the model's maximum; undefined when it named none (the maximum is reserved). */
   completionTokens?: number;
+  /** The completion-limit fields lowered to the model's maximum (completion-limit.ts); empty when none was. */
+  clamped: Clamped[];
   choices: number;
 }
 
@@ -22,7 +29,6 @@ interface Bounds { min: number; max: number }
 const defaults = {
   seconds: { min: 1, max: 60, default: 5 },
   units: { min: 1, max: 10, default: 1 },
-  maxOutputTokens: 4096,
   choices: { min: 1, max: 128 },
 };
 
@@ -35,18 +41,18 @@ export function compilePriceInputs(spec: PriceInputFields | undefined): Compiled
 export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: Record<string, unknown>): PriceInputs {
   const seconds = { ...defaults.seconds, ...model.price.seconds };
   const units = { ...defaults.units, ...model.price.units };
+  const completion = readCompletionLimit(spec.completion_tokens, model, body);
   return {
     seconds: read(spec.seconds, body, seconds, 'a whole number of seconds'),
     units: read(spec.units, body, units, 'a whole number') ?? units.default,
-    completionTokens: read(spec.completion_tokens, body, { min: 1, max: maxOutputTokens(model) }, 'a whole number of tokens'),
+    completionTokens: completion.tokens,
+    clamped: completion.clamped,
     choices: read(spec.choices, body, defaults.choices, 'a whole number') ?? 1,
   };
 }
 
 /** Seconds to charge: what the client asked for, else the model's default. */
 export const secondsToCharge = (model: Model, inputs: PriceInputs) => inputs.seconds ?? model.price.seconds?.default ?? defaults.seconds.default;
-
-export const maxOutputTokens = (model: Model) => model.max_output_tokens ?? defaults.maxOutputTokens;
 
 /** The first present field of `paths`, parsed strictly and bounded; undefined when none is present. */
 function read(paths: string[][] | undefined, body: Record<string, unknown>, b: Bounds, what: string): number | undefined {
@@ -60,21 +66,4 @@ function read(paths: string[][] | undefined, body: Record<string, unknown>, b: B
     return n;
   }
   return undefined;
-}
-
-/** A JSON integer, or a string of decimal digits without sign, space, point or exponent; anything else is undefined. */
-function wholeNumber(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
-  if (typeof v === 'string' && /^[0-9]{1,15}$/.test(v)) return Number(v);
-  return undefined;
-}
-
-/** The value at a field path of a JSON body (undefined where the path leaves objects). */
-export function valueAt(body: Record<string, unknown>, path: string[]): unknown {
-  let v: unknown = body;
-  for (const key of path) {
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
-    v = (v as Record<string, unknown>)[key];
-  }
-  return v;
 }

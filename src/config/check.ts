@@ -5,12 +5,14 @@ import type { ErrorObject } from 'ajv';
 import { loadYaml, type YamlFile } from './load-yaml.js';
 import { describeOne, type SchemaRegistry } from './schema-registry.js';
 import { resolveEnv } from './env-refs.js';
+import { sharedPathProblem } from './shared-paths.js';
 import type { Diagnostic } from './diagnostics.js';
 import { compileTransform, TransformError } from '../transform/compile-transform.js';
 import { upgradeConfig } from './upgrade.js';
 import { priceInputRules } from './price-input-rules.js';
 import { probeRules } from './probe-rules.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
+import { insteadOfRules } from './instead-of-rules.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
 import { extendsOf, mergeVendors, readVendorFiles } from './vendor-files.js';
 import { mergeDialects, readDialectFiles } from './dialect-files.js';
@@ -181,11 +183,12 @@ function keepServed(routesFile: YamlFile, channels: ChannelsFile, diags: Diagnos
 }
 
 function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaRegistry, vendorModels: Set<string>, routeAt: Report, chanAt: Report): void {
-  const seen = new Map<string, number>();
+  const seen = new Map<string, number[]>();
   routes.routes.forEach((r, i) => {
     const key = `${r.method} ${r.path}`;
-    if (seen.has(key)) routeAt('error', `/routes/${i}/path`, `duplicate route ${key} (also /routes/${seen.get(key)})`);
-    seen.set(key, i);
+    const shared = sharedPathProblem(routes.routes, i, seen.get(key) ?? []);
+    if (shared) routeAt('error', `/routes/${i}/path`, shared);
+    seen.set(key, [...(seen.get(key) ?? []), i]);
     if (routes.routes.findIndex((x) => x.id === r.id) !== i) routeAt('error', `/routes/${i}/id`, `duplicate route id "${r.id}"`);
     const bad = r.body_schema && registry.problem(r.body_schema);
     if (bad) routeAt('error', `/routes/${i}/body_schema`, bad);
@@ -229,10 +232,12 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
       (op.models ?? []).forEach((m, j) => {
         if (!ch.models?.includes(m)) chanAt('error', `${p}/operations/${name}/models/${j}`, `"${m}" is not in this channel's models`);
       });
+      if (op.instead_of) insteadOfRules(op, ch.operations ?? {}, `${p}/operations/${name}`, chanAt);
       if (!op.dialect) continue;
       const at = `${p}/operations/${name}/dialect`;
       if (!routes.dialects?.[op.dialect]) chanAt('error', at, `unknown dialect "${op.dialect}": not in routes.yaml \`dialects\`, and no file dialects/${op.dialect}.yaml`);
-      else if (!routes.dialects[op.dialect].vendor) chanAt('error', at, `dialect "${op.dialect}" has no \`vendor\` side`);
+      // A stand-in only ever carries its own dialect's clients, untouched: it needs no vendor side.
+      else if (!routes.dialects[op.dialect].vendor && !op.instead_of) chanAt('error', at, `dialect "${op.dialect}" has no \`vendor\` side`);
       if (op.request || op.response || op.chunk) chanAt('error', at, 'an operation with a dialect takes its transforms from the dialect (remove request, response and chunk)');
     }
   });

@@ -25,6 +25,8 @@ export function compileDialects(dialects: Record<string, Dialect> | undefined, m
       vendor: d.vendor && vendor && { request: vendor.request(d.vendor.request), response: vendor.t(d.vendor.response), stream: vendor.stream(d.vendor.stream) },
       usage: d.usage && compileUsagePaths(d.usage),
       streamEnd: new Set(d.stream_end ?? []),
+      streamResult: d.stream_result && { events: new Set(d.stream_result.events), at: d.stream_result.at.split('.') },
+      sseQuery: d.sse_query ? { name: d.sse_query.split('=')[0], value: d.sse_query.split('=')[1] } : undefined,
     });
   }
   return out;

@@ -12,6 +12,7 @@ import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
 import { compileDialects } from './compile-dialects.js';
 import { compileProbe } from '../probe/compile-probe.js';
+import { extendsOf } from './vendor-files.js';
 
 const operatorPolicies = new Set(['admin', 'console']);
 
@@ -29,6 +30,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     path: r.path,
     operation: r.operation ?? r.id,
     policy: r.policy,
+    stream: r.stream ?? false,
     auth: r.auth ?? true,
     action: r.action,
     errorType: r.error_type,
@@ -43,6 +45,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
     dialect: r.dialect ? dialects.get(r.dialect) : undefined,
     keyHeader: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_header : undefined,
+    keyQuery: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_query : undefined,
     store: r.store && {
       namespace: r.store.namespace, enabledBy: r.store.enabled_by, continues: r.store.continues,
       ttlMs: (r.store.ttl_s ?? 30 * 86400) * 1000, maxBytes: r.store.max_bytes ?? 16 << 20,
@@ -76,9 +79,30 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks, ...(cfg.allowPrivateNetworks && { allow_private_networks: true }) },
     modelSchemas,
     channel: (id) => byId.get(id),
-    candidates: (group, model, operation) =>
-      (index.get(`${group}\u0000${model}`) ?? []).filter((c) => serves(c.operations.get(operation), model)),
+    candidates: candidatesOf(index),
     groupModels: (group) => [...new Set(channels.filter((c) => c.enabled && c.groups.has(group)).flatMap((c) => [...c.models]))].sort(),
+  };
+}
+
+/**
+ * The channels of a group that serve a model on an operation, asked twice per request (access check, dispatch): each
+ * answer is computed once per runtime and kept, frozen. Only pairs the index knows are kept, so a client naming
+ * models at random adds nothing.
+ */
+function candidatesOf(index: Map<string, CompiledChannel[]>): (group: string, model: string, operation: string) => readonly CompiledChannel[] {
+  const none: readonly CompiledChannel[] = Object.freeze([]);
+  const kept = new Map<string, Map<string, readonly CompiledChannel[]>>();
+  return (group, model, operation) => {
+    const key = `${group}\u0000${model}`;
+    const byOp = kept.get(key);
+    const hit = byOp?.get(operation);
+    if (hit) return hit;
+    const all = index.get(key);
+    if (!all) return none;
+    const found = Object.freeze(all.filter((c) => serves(c.operations.get(operation), model)));
+    if (byOp) byOp.set(operation, found);
+    else kept.set(key, new Map([[operation, found]]));
+    return found;
   };
 }
 
@@ -115,19 +139,24 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
   for (const [name, op] of Object.entries(c.operations ?? {})) {
     const t = (src?: string) => (src ? compileTransform(src, transformMs) : undefined);
     operations.set(name, {
-      path: op.path ?? '', models: op.models && new Set(op.models), request: t(op.request), response: t(op.response), chunk: t(op.chunk),
+      path: op.path ?? '', streamPath: op.stream_path, models: op.models && new Set(op.models), request: t(op.request), response: t(op.response), chunk: t(op.chunk),
       pathExpr: t(op.path_expr), encoding: op.encoding ?? 'json',
       statusMap: op.status_map ?? {}, contentPath: op.content?.path, contentResolve: t(op.content?.resolve),
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
       reconcile: op.reconcile && { method: op.reconcile.method ?? 'GET', path: op.reconcile.path, pathExpr: t(op.reconcile.path_expr), response: t(op.reconcile.response)! },
       dialect: op.dialect ? dialects.get(op.dialect) : undefined,
+      insteadOf: op.instead_of,
       cancel: op.cancel, delete: op.delete,
     });
   }
+  // A stand-in answers its dialect's clients for the operation it replaces (looked up per attempt, so kept by that name).
+  const standIns = new Map<string, CompiledOperation[]>();
+  for (const op of operations.values()) if (op.insteadOf) standIns.set(op.insteadOf, [...standIns.get(op.insteadOf) ?? [], op]);
   // Pooled keep-alive connections per channel: the hot path never pays a new handshake.
   const agentOpts = { keepAlive: true, maxSockets: c.max_connections ?? Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
   return {
     id: c.id,
+    vendor: extendsOf(c)[0],
     enabled: c.enabled !== false,
     baseUrl,
     auth: c.auth ?? { scheme: 'none' },
@@ -139,6 +168,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
     weight: c.weight ?? 1,
     timeouts: { ...defaultTimeouts, ...c.timeouts },
     operations,
+    standIns,
     agent: baseUrl.protocol === 'https:' ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts),
     privateNetwork: c.private_network === true || allowPrivate,
     probe: c.probe && compileProbe(c.probe, transformMs),

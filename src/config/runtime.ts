@@ -25,6 +25,8 @@ export interface CompiledRoute {
   path: string;
   operation: string;
   policy: Route['policy'];
+  /** Policy stream: every request streams, whatever its body says. */
+  stream: boolean;
   /** A client token (true), nobody (false), or the operator's key. */
   auth: boolean | 'admin';
   /** What an `admin` or `billing` route does. */
@@ -49,7 +51,9 @@ export interface CompiledRoute {
   store?: CompiledConversationStore;
   /** A header that may carry the API key instead of Authorization: Bearer. */
   keyHeader?: string;
-  /** The answer of a `count_tokens` route ($tokens). */
+  /** A query parameter that may carry the API key. */
+  keyQuery?: string;
+  /** The answer of a `count_tokens` route ($tokens), or of a `models` route in a dialect's shape. */
   answer?: Transform;
 }
 
@@ -64,6 +68,10 @@ export interface CompiledDialect {
   usage?: CompiledUsagePaths;
   /** Event names that end a stream cleanly. */
   streamEnd: Set<string>;
+  /** The events of an untouched stream that carry the whole answer, and where in their data. */
+  streamResult?: { events: Set<string>; at: string[] };
+  /** The query parameter a client's stream needs to be SSE (else a JSON array). */
+  sseQuery?: { name: string; value: string };
 }
 
 export interface CompiledConversationStore {
@@ -110,6 +118,8 @@ export interface TaskCall { method: 'DELETE' | 'POST'; path: string }
 
 export interface CompiledOperation {
   path: string;
+  /** The path of a streamed chat request, where the vendor streams elsewhere. */
+  streamPath?: string;
   /** The channel's models this operation serves; undefined: all of them. */
   models?: Set<string>;
   request?: Transform;
@@ -124,12 +134,16 @@ export interface CompiledOperation {
   reconcile?: CompiledReconcile;
   /** The dialect the vendor speaks (absent: the unified format). */
   dialect?: CompiledDialect;
+  /** The operation this one stands in for when the client speaks its dialect (bytes untouched). */
+  insteadOf?: string;
   cancel?: TaskCall;
   delete?: TaskCall;
 }
 
 export interface CompiledChannel {
   id: string;
+  /** The vendor file or template it extends first (traces name it as the GenAI provider). */
+  vendor?: string;
   enabled: boolean;
   baseUrl: URL;
   auth: Auth;
@@ -141,6 +155,8 @@ export interface CompiledChannel {
   weight: number;
   timeouts: Required<Timeouts>;
   operations: Map<string, CompiledOperation>;
+  /** Operations that stand in for another (by its name) for the clients of their dialect. */
+  standIns: Map<string, CompiledOperation[]>;
   agent: HttpAgent;
   /** The vendor lives on a network the operator trusts: its result URLs may point to private addresses. */
   privateNetwork: boolean;
@@ -175,7 +191,7 @@ export interface Runtime {
   modelSchemas: Map<string, ValidateFunction>;
   channel(id: string): CompiledChannel | undefined;
   /** Enabled channels for group + model, highest priority first. */
-  candidates(group: string, model: string, operation: string): CompiledChannel[];
+  candidates(group: string, model: string, operation: string): readonly CompiledChannel[];
   /** Models a group can reach through at least one enabled channel. */
   groupModels(group: string): string[];
 }

@@ -19,7 +19,16 @@ export async function buildDocument(runtime: Runtime): Promise<Record<string, un
   await errors.learn(runtime.routes, (r) => tagOf(r).name.replace(/[^A-Za-z0-9._-]/g, '-'));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of runtime.routes) {
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = await operationOf(route, components, errors);
+    const at = (paths[route.path] ??= {});
+    const method = route.method.toLowerCase();
+    const op = await operationOf(route, components, errors);
+    if (!at[method]) { at[method] = op; continue; }
+    // Routes sharing a path (each for its own operation, chosen by the model the path names): the first is the
+    // operation, the others its alternates, with their own request bodies.
+    const first = at[method] as Record<string, unknown>;
+    const alternate = { operationId: op.operationId, summary: op.summary, ...(op.requestBody ? { requestBody: op.requestBody } : {}) };
+    first['x-switchyard-alternates'] = [...(first['x-switchyard-alternates'] as unknown[] ?? []), alternate];
+    first.description = `${first.description} The same path serves \`${route.id}\` for the models of its operation (${route.operation}).`;
   }
   return {
     openapi: '3.1.0',

@@ -6,6 +6,8 @@ export const clientToken = 'clientToken';
 export const adminKey = 'adminKey';
 /** The scheme of a dialect's key header, e.g. `keyHeader.x-api-key`. */
 export const keyHeaderScheme = (header: string) => `keyHeader.${header.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+/** The scheme of a dialect's key query parameter, e.g. `keyQuery.key`. */
+export const keyQueryScheme = (name: string) => `keyQuery.${name.replace(/[^A-Za-z0-9._-]/g, '_')}`;
 
 export type Requirement = Record<string, string[]>;
 
@@ -13,7 +15,8 @@ export type Requirement = Record<string, string[]>;
 export function securityOf(route: CompiledRoute): Requirement[] {
   if (route.auth === false) return [];
   if (route.auth === 'admin') return [{ [adminKey]: [] }];
-  return [{ [clientToken]: [] }, ...(route.keyHeader ? [{ [keyHeaderScheme(route.keyHeader)]: [] }] : [])];
+  return [{ [clientToken]: [] }, ...(route.keyHeader ? [{ [keyHeaderScheme(route.keyHeader)]: [] }] : []),
+    ...(route.keyQuery ? [{ [keyQueryScheme(route.keyQuery)]: [] }] : [])];
 }
 
 /** The schemes the routes use. */
@@ -29,6 +32,12 @@ export function securitySchemes(routes: CompiledRoute[]): Record<string, unknown
     out[keyHeaderScheme(header)] = {
       type: 'apiKey', in: 'header', name: header,
       description: `The same client token in the \`${header}\` header, as this dialect's clients send it (Authorization: Bearer is read first).`,
+    };
+  }
+  for (const name of new Set(routes.filter((r) => r.auth === true && r.keyQuery).map((r) => r.keyQuery!))) {
+    out[keyQueryScheme(name)] = {
+      type: 'apiKey', in: 'query', name,
+      description: `The same client token in the \`${name}\` query parameter, as this dialect's clients may send it (read last; never logged).`,
     };
   }
   if (routes.some((r) => r.auth === 'admin')) {

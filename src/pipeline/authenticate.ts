@@ -1,8 +1,9 @@
-// Stage: reads `Authorization: Bearer <key>` (or the route dialect's key header, e.g. x-api-key) and resolves the
-// live token record; on the admin API, checks the operator's key instead.
+// Stage: reads `Authorization: Bearer <key>` (or the route dialect's key header, e.g. x-api-key, or its key query
+// parameter, e.g. ?key=) and resolves the live token record; on the admin API, checks the operator's key.
 import { hash, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../http/errors.js';
 import type { Caller, Exchange, Matched } from './exchange.js';
+import { queryOf } from './match-route.js';
 
 /** Throws invalid_api_key (401); one message for unknown, revoked and expired keys: the answer must not reveal which. */
 export async function authenticate(ex: Exchange, m: Matched): Promise<Caller> {
@@ -16,7 +17,10 @@ function keyOf(ex: Exchange, m: Matched): string {
   const header = ex.req.headers.authorization;
   const alt = m.route.keyHeader ? ex.req.headers[m.route.keyHeader] : undefined;
   if (!header && typeof alt === 'string' && alt.trim()) return alt.trim();
-  const hint = m.route.keyHeader ? `Authorization: Bearer <key> or ${m.route.keyHeader}: <key>` : 'Authorization: Bearer <key>';
+  const inQuery = !header && m.route.keyQuery ? queryOf(ex.ctx.url)[m.route.keyQuery]?.trim() : undefined;
+  if (inQuery) return inQuery;
+  const hint = ['Authorization: Bearer <key>', m.route.keyHeader && `${m.route.keyHeader}: <key>`, m.route.keyQuery && `?${m.route.keyQuery}=<key>`]
+    .filter(Boolean).join(' or ');
   if (!header) throw new GatewayError('invalid_api_key', `Missing API key: send ${hint}`);
   const key = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!key) throw new GatewayError('invalid_api_key', `Malformed Authorization header: expected ${hint}`);

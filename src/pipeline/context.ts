@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { CompiledRoute } from '../config/runtime.js';
 import type { TokenRecord } from '../store/token-store.js';
 import { Abort } from '../http/abort.js';
+import type { RequestTrace } from '../tracing/tracing.js';
 
 export interface AttemptLog { channel: string; status?: number; error?: string; ms: number }
 export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number }
@@ -25,8 +26,12 @@ export interface RequestContext {
   /** Usage beyond the reservation that was not charged (the charge is capped at the reservation). */
   uncharged?: number;
   errorCode?: string;
+  /** Completion limits lowered to the model's maximum, as sent in `x-switchyard-clamped`. */
+  clamped?: string;
   /** Why the gateway refused or cut the request, with the setting that changes it (GatewayError.reason). */
   reason?: string;
+  /** What a translation left out, by kind (`_dropped` of a dialect's request transform): the access line's `dropped_<kind>`. */
+  dropped?: Record<string, string[]>;
   outcome?: string; // how a stream ended: done, client_gone, upstream_cut, upstream_error, idle_timeout
   /** Time spent waiting on upstreams (attempts up to their headers, non-streamed bodies), in ms. */
   upstreamMs: number;
@@ -43,6 +48,10 @@ export interface RequestContext {
   logStatus?: number;
   /** Its place among the requests in flight (InFlight), -1 when not there. */
   slot: number;
+  /** Its spans, when tracing is on (src/tracing/); undefined otherwise, and then nothing traces. */
+  trace: RequestTrace | undefined;
+  /** The model the vendor's answer names (its `model` field), where the gateway reads the answer anyway. */
+  responseModel: string | undefined;
 }
 
 let counter = 0;
@@ -59,9 +68,15 @@ export function newContext(method: string, url: string): RequestContext {
   return {
     id: newRequestId(), started: performance.now(), method, url, route: undefined, params: {}, token: undefined, model: undefined,
     channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, charged: undefined,
-    uncharged: undefined, errorCode: undefined, reason: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
-    logStatus: undefined, slot: -1,
+    uncharged: undefined, errorCode: undefined, clamped: undefined, reason: undefined, dropped: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
+    logStatus: undefined, slot: -1, trace: undefined, responseModel: undefined,
   };
+}
+
+/** A vendor answer's `model`, when it is a short string. */
+export function answerModel(answer: unknown): string | undefined {
+  const m = (answer as { model?: unknown } | null)?.model;
+  return typeof m === 'string' && m.length <= 200 ? m : undefined;
 }
 
 /** The gateway's own share of the time so far: the `x-switchyard-added-ms` header and the metric. */

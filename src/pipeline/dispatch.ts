@@ -38,19 +38,23 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
   const cands = usable.slice(0, g.runtime.maxAttempts);
   if (!cands.length) throw unavailable(g, all.map((c) => c.id), p.model, Boolean(p.pin));
   let last: Last = {};
-  for (const channel of cands) {
+  for (let n = 0; n < cands.length; n++) {
+    const channel = cands[n];
     if (ctx.abort.signal.aborted) throw new GatewayError('upstream_error', 'client closed the connection');
-    const op = channel.operations.get(p.route.operation)!;
+    const op = operationFor(channel, p);
     const upstreamModel = channel.modelMap[p.model] ?? p.model;
     ctx.channel = channel.id;
     const call = await mapped(channel.id, () => build(ex, p, { channel, op, upstreamModel, hold }));
     const t0 = performance.now();
+    const target = channelTarget(channel, call);
+    const span = ctx.trace?.attempt(channel, target, p.route.operation, upstreamModel, n); // its traceparent goes on the request
     try {
-      const response = await send(channelTarget(channel, call), ctx.abort.signal);
+      const response = await send(target, ctx.abort.signal);
       const status = response.statusCode ?? 502;
       const retryAfter = header(response, 'retry-after');
       noteAttempt(ex, channel.id, t0, { status });
       record(g, channel.id, status, retryAfter);
+      span?.answered(response, !rule.status(status));
       if (!rule.status(status)) {
         // Whatever reads this body later stops when the request is aborted (client gone, shutdown).
         ctx.abort.signal.addEventListener('abort', () => response.destroy(), { once: true });
@@ -61,12 +65,24 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
     } catch (err) {
       const failure = err instanceof UpstreamFailure ? err : new UpstreamFailure('network', (err as Error).message);
       noteAttempt(ex, channel.id, t0, { error: `${failure.kind}: ${failure.message}` });
+      span?.failed(failure.kind);
       last = { failure };
       if (failure.message !== 'client closed the connection') g.breakers.failure(channel.id);
       if (failure.kind !== 'connect' && !rule.afterSend) break;
     }
   }
   throw exhausted(last, cands.length);
+}
+
+/**
+ * The channel's operation for this request: one that takes the client's dialect as it is, else the route's own. A
+ * request continuing a kept answer passes untouched only to the channel whose vendor made it (another vendor does not
+ * know its id): elsewhere it is translated from the kept conversation.
+ */
+function operationFor(channel: CompiledChannel, p: Priced): CompiledOperation {
+  const base = channel.operations.get(p.route.operation)!;
+  if (!p.route.dialect || (p.previous && p.previous.kept_by !== channel.id)) return base;
+  return channel.standIns.get(p.route.operation)?.find((o) => o.dialect === p.route.dialect && (!o.models || o.models.has(p.model))) ?? base;
 }
 
 /** The channel was never called: a body its transform cannot map is the client's fault, not the channel's. */

@@ -12,7 +12,8 @@ import type { Conversation } from '../store/conversations.js';
 export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext }
 
 /** matchRoute → */
-export interface Matched { route: CompiledRoute; params: Record<string, string> }
+/** `alternates`: further routes on the same method and path, for other operations (chooseByModel picks one). */
+export interface Matched { route: CompiledRoute; params: Record<string, string>; alternates?: CompiledRoute[] }
 
 /** authenticate → */
 export interface Caller extends Matched { token: TokenRecord }

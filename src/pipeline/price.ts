@@ -2,6 +2,7 @@
 import { readPriceInputs } from '../billing/price-inputs.js';
 import { reservationFor } from '../billing/price.js';
 import { priceFor } from '../billing/price-variant.js';
+import { clampedHeader, withClamped } from '../billing/completion-limit.js';
 import type { Exchange, Priced, Recalled } from './exchange.js';
 
 /**
@@ -13,5 +14,19 @@ export function price(ex: Exchange, r: Recalled): Priced {
   const inputs = readPriceInputs(r.route.priceInputs, model, r.body);
   const promptBytes = r.raw.length + (r.previous?.bytes ?? 0);
   const { amount, promptTokens } = reservationFor(model, inputs, promptBytes, ex.g.runtime.promptBytesPerToken);
-  return { ...r, price: model, inputs, amount, promptTokens };
+  return { ...clamp(ex, r, inputs.clamped), price: model, inputs, amount, promptTokens };
+}
+
+/**
+ * A completion limit lowered to the model's maximum is lowered in what every later stage reads: the body (so a
+ * translation sends it) and the bytes (so an untouched pass-through does). The client is told in a header set now,
+ * so whatever answer follows, success or error, carries it.
+ */
+function clamp(ex: Exchange, r: Recalled, clamped: Priced['inputs']['clamped']): Recalled {
+  if (!clamped.length) return r;
+  const said = clampedHeader(clamped);
+  ex.ctx.clamped = said;
+  ex.res.setHeader('x-switchyard-clamped', said);
+  const body = withClamped(r.body, clamped);
+  return { ...r, body, raw: r.raw.length ? Buffer.from(JSON.stringify(body)) : r.raw };
 }

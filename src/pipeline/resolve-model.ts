@@ -14,9 +14,10 @@ import type { Exchange, Inbound, Resolved } from './exchange.js';
 /** Throws invalid_request (400), task_not_completed (400), model_not_allowed (403), model_not_found (404), task_not_found (404). */
 export async function resolveModel(ex: Exchange, i: Inbound): Promise<Resolved> {
   const swapped = await swapRefs(ex.g, i);
-  const { body, source } = await readSource(ex, { ...i, body: swapped.body });
+  // Copies of the request only where a body changed: most requests have no refs and no source.
+  const { body, source } = await readSource(ex, swapped.body === i.body ? i : { ...i, body: swapped.body });
   const pin = source?.channel ?? swapped.pin;
-  const model = await pickModel(ex, { ...i, body });
+  const model = await pickModel(ex, body === i.body ? i : { ...i, body });
   ex.ctx.model = model;
   const price = checkAccess(ex.g, i.token, model, i.route.operation);
   const family = ex.g.runtime.modelSchemas.get(model);

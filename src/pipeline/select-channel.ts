@@ -2,7 +2,7 @@
 import type { CompiledChannel } from '../config/runtime.js';
 
 /** A weighted shuffle (Efraimidis–Spirakis): each channel leads its tier with probability weight/sum. */
-export function orderCandidates(cands: CompiledChannel[], random = Math.random): CompiledChannel[] {
+export function orderCandidates(cands: readonly CompiledChannel[], random = Math.random): readonly CompiledChannel[] {
   if (cands.length < 2) return cands;
   const keyed = cands.map((c) => ({ c, key: c.weight > 0 ? random() ** (1 / c.weight) : -random() }));
   keyed.sort((a, b) => b.c.priority - a.c.priority || b.key - a.key);

@@ -2,11 +2,16 @@
 // and, when the client asked for usage, put it on the last chunk together with its finish_reason (the contract's
 // streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
-import type { Usage } from '../pipeline/context.js';
-import { readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js';
+import { answerModel, type Usage } from '../pipeline/context.js';
+import { dig, mayCarryUsage, readUsage } from '../transform/usage-paths.js';
+import type { CompiledDialect } from '../config/runtime.js';
 
 export interface ChatStreamState {
   usage?: Usage; done: boolean; dataEvents: number; sawError: boolean;
+  /** The whole answer an untouched stream carried (its dialect's `stream_result`), kept by routes with `store`. */
+  result?: unknown;
+  /** The model a unified stream's usage chunk names. */
+  model?: string;
   /** A finish chunk waiting for the usage chunk that follows it (client asked for usage). */
   held?: Record<string, unknown>;
 }
@@ -31,15 +36,23 @@ export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean
 
 /**
  * Handler for a client and vendor that speak the same (non-unified) dialect: the events pass as they came; only those
- * its `usage` names are parsed, for billing.
+ * its `usage` names are parsed, for billing. A dialect that names no end event (its events have no names) ends
+ * cleanly with the body.
  */
-export function sameDialectHandler(state: ChatStreamState, usage: CompiledUsagePaths | undefined, end: Set<string>) {
+export function sameDialectHandler(state: ChatStreamState, d: Pick<CompiledDialect, 'usage' | 'streamEnd' | 'streamResult'>) {
+  const { usage, streamEnd: end, streamResult } = d;
+  if (!end.size) state.done = true;
   return (ev: SseEvent): string => {
     if (ev.name && end.has(ev.name)) state.done = true;
     if (ev.data !== undefined) {
       state.dataEvents++;
-      if (ev.name === 'error') state.sawError = true;
-      if (usage && ev.name && usage.events.has(ev.name)) state.usage = readUsage(usage, parseOrNull(ev.data), state.usage);
+      // A named `error` event, or an unnamed one that is an error object (dialects whose events have no names).
+      if (ev.name === 'error' || (!ev.name && ev.data.startsWith('{"error"'))) state.sawError = true;
+      const forUsage = usage !== undefined && mayCarryUsage(usage, ev.name, ev.data);
+      const forResult = ev.name !== undefined && streamResult?.events.has(ev.name);
+      const parsed = forUsage || forResult ? parseOrNull(ev.data) : undefined;
+      if (forUsage) state.usage = readUsage(usage, parsed, state.usage);
+      if (forResult) state.result = dig(parsed, streamResult!.at);
     }
     return `${ev.raw}\n\n`;
   };
@@ -52,7 +65,10 @@ function parseOrNull(s: string): unknown {
 export function withUsage(state: ChatStreamState, clientWantsUsage: boolean, obj: Record<string, unknown>): string | undefined {
   if (obj.error) state.sawError = true;
   const hasUsage = Boolean(obj.usage && typeof obj.usage === 'object');
-  if (hasUsage) state.usage = obj.usage as Usage;
+  if (hasUsage) {
+    state.usage = obj.usage as Usage;
+    state.model = answerModel(obj);
+  }
   const usageOnly = hasUsage && Array.isArray(obj.choices) && obj.choices.length === 0;
   if (!clientWantsUsage) {
     // The usage-only chunk exists because the gateway asked for it; the client never sees it.

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Attempt } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { maxOutputTokens } from '../billing/price-inputs.js';
+import { takeDropped } from './dropped.js';
 
 type Body = Record<string, unknown>;
 
@@ -14,7 +15,7 @@ export async function vendorBody(ex: Exchange, p: Priced, a: Attempt, stream: bo
   const unified = await unifiedRequest(ex, p);
   const bindings = { model: a.upstreamModel, stream };
   // A vendor that requires a completion limit gets the one billing reserved for when the request names none.
-  if (vendor) return json(await vendor.request.run(unified, { ...bindings, max_output_tokens: reservedCompletion(p) }));
+  if (vendor) return json(takeDropped(ex.ctx, asBody(await vendor.request.run(unified, { ...bindings, max_output_tokens: reservedCompletion(p) }))));
   if (a.op.request) return json(await a.op.request.run(unified, bindings));
   return json(withUsageAsked({ ...unified, model: a.upstreamModel }, stream));
 }
@@ -47,7 +48,7 @@ export function unifiedRequest(ex: Exchange, p: Priced): Promise<Body> {
   if (!t) {
     const store = p.route.store;
     const recall = (id: unknown) => (store && typeof id === 'string' ? ex.g.conversations.item(store.namespace, p.token.user, id) : undefined);
-    t = client.request.run(p.body, { model: p.model, previous: p.previous?.items ?? [], recall }).then(asBody);
+    t = client.request.run(p.body, { model: p.model, previous: p.previous?.items ?? [], recall }).then((v) => takeDropped(ex.ctx, asBody(v)));
     translated.set(p, t);
   }
   return t;

@@ -3,7 +3,7 @@
 // pass untouched; otherwise they are translated through the unified format, and the answer or its events back.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../http/errors.js';
-import { addedMs, type Usage } from '../pipeline/context.js';
+import { addedMs, answerModel, type Usage } from '../pipeline/context.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { fillPath } from '../transform/fill-path.js';
@@ -16,16 +16,18 @@ import { unifiedHandler, sameDialectHandler, streamErrorEvent, flushHeld, type C
 import { TranslatedStream } from './translated-stream.js';
 import { vendorBody, answerBindings, clientWantsUsage } from './chat-request.js';
 import { remember } from './remember.js';
+import { JsonArrayFramer, framedResponse, wantsJsonArray } from './json-array-framing.js';
+import { after } from '../transform/compile-transform.js';
 import { readUpstreamJson } from './upstream-json.js';
 import type { ProxiedPolicy } from './policy.js';
 
-const streaming = (p: Priced) => p.body.stream === true;
+const streaming = (p: Priced) => p.route.stream || p.body.stream === true;
 /** Bytes pass untouched: the vendor speaks the client's dialect and the channel has no transform of its own. */
 const native = (p: Priced, sent: Sent) => p.route.dialect === sent.op.dialect && !sent.op.request && !sent.op.response && !sent.op.chunk;
 
 async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
   const stream = streaming(p);
-  const path = fillPath(a.op.path, { model: a.upstreamModel });
+  const path = fillPath((stream && a.op.streamPath) || a.op.path, { model: a.upstreamModel });
   return { method: 'POST', path, accept: stream ? 'text/event-stream' : 'application/json', body: await vendorBody(ex, p, a, stream) };
 }
 
@@ -37,7 +39,7 @@ interface Answered { usage?: Usage; delivered: number; result?: unknown; partial
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Usage | undefined> {
   const a = streaming(p) ? await answerStream(ex, p, sent) : await answerJson(ex, p, sent);
-  if (a.result !== undefined) await remember(ex, p, a.result);
+  if (a.result !== undefined) await remember(ex, p, a.result, native(p, sent) ? sent.channel.id : undefined);
   return billedUsage(ex, a, p.promptTokens);
 }
 
@@ -45,6 +47,7 @@ async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Answered
   const { raw, parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes, `limits.max_response_bytes of route ${p.route.id}`);
   if (!parsed || typeof parsed !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: not an object');
   const dialect = p.route.dialect;
+  ex.ctx.responseModel = answerModel(parsed);
   if (native(p, sent)) {
     const usage = dialect?.usage ? readUsage(dialect.usage, parsed) : (parsed as { usage?: Usage }).usage;
     sendAnswer(ex, raw);
@@ -83,26 +86,29 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   }
   const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false };
   const translated = native(p, sent) ? undefined : translatedStream(p, sent, state);
+  const framer = wantsJsonArray(p.route, ctx.url) ? new JsonArrayFramer() : undefined;
   res.writeHead(200, {
-    'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', connection: 'keep-alive',
-    'x-switchyard-added-ms': addedMs(ctx).toFixed(3),
+    'content-type': framer ? 'application/json; charset=UTF-8' : 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no',
+    connection: 'keep-alive', 'x-switchyard-added-ms': addedMs(ctx).toFixed(3),
   });
   res.socket?.setNoDelay(true);
   const opening = translated ? await translated.open() : '';
-  if (opening) res.write(opening);
+  if (opening) res.write(framer ? framer.frame(opening) : opening);
   streamsInFlight.inc();
   res.once('close', () => streamsInFlight.dec());
   const dialect = p.route.dialect;
-  const onEvent = translated?.onEvent
-    ?? (dialect ? sameDialectHandler(state, dialect.usage, dialect.streamEnd) : unifiedHandler(state, clientWantsUsage(p.body)));
+  const handler = translated?.onEvent
+    ?? (dialect ? sameDialectHandler(state, dialect) : unifiedHandler(state, clientWantsUsage(p.body)));
+  const onEvent: typeof handler = framer ? (ev) => after(handler(ev), (s) => framer.frame(s as string | undefined)) : handler;
   const end = await relaySse(sent.response, res, {
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, signal: ctx.abort.signal,
   });
-  ctx.outcome = await closeStream(end, state, res, translated ?? passedThrough(p), !dialect);
+  ctx.outcome = await closeStream(end, state, framer ? framedResponse(res, framer) : res, translated ?? passedThrough(p), !dialect);
+  ctx.responseModel = state.model;
   ctx.reason = streamReason(end, p, sent) ?? ctx.reason;
   // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
   const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
-  return { usage: state.usage, delivered: state.dataEvents, result: translated?.result, partial };
+  return { usage: state.usage, delivered: state.dataEvents, result: translated ? translated.result : state.done ? state.result : undefined, partial };
 }
 
 function translatedStream(p: Priced, sent: Sent, state: ChatStreamState): TranslatedStream {
@@ -132,7 +138,7 @@ function passedThrough(p: Priced): Closer | undefined {
  * anything else; a dialect client gets its dialect's closing or error events. A translated stream's closer adds what
  * its transforms still had to say.
  */
-async function closeStream(end: RelayEnd, state: ChatStreamState, res: ServerResponse, closer: Closer | undefined, unified: boolean): Promise<string> {
+async function closeStream(end: RelayEnd, state: ChatStreamState, res: Pick<ServerResponse, 'write' | 'end'>, closer: Closer | undefined, unified: boolean): Promise<string> {
   if (end === 'client_gone') return end;
   const clean = end === 'eof' && state.done;
   const [message, code] = end === 'cut' ? ['the gateway is shutting down; the stream was cut', 'shutting_down'] : [cutReason(end), 'bad_response_body'];

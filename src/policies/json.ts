@@ -1,6 +1,6 @@
 // Policy `json`: a synchronous call (JSON or multipart in, JSON out), mapped by the channel's transforms, billed
 // per unit at its exact price, or, for a model priced by tokens (embeddings), by the usage the answer reports.
-import { addedMs } from '../pipeline/context.js';
+import { addedMs, answerModel } from '../pipeline/context.js';
 import { queryOf } from '../pipeline/match-route.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
@@ -21,6 +21,7 @@ async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> 
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Bill> {
   const { parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes, `limits.max_response_bytes of route ${p.route.id}`);
+  ex.ctx.responseModel = answerModel(parsed);
   const answer = sent.op.response
     ? await sent.op.response.run(parsed, { ...bindings(ex, p, sent.upstreamModel), model: p.model, upstream_model: sent.upstreamModel, request: p.body })
     : parsed;

@@ -1,5 +1,6 @@
-// Policy `models`: the models the calling token may use, in OpenAI's list shape; with an `{id}` path parameter, one
-// of them as OpenAI's model object (any other id, hidden or not the token's, is 404 model_not_found).
+// Policy `models`: the models the calling token may use, in OpenAI's list shape; with an `{id}` (or `{model}`) path
+// parameter, one of them as OpenAI's model object (any other id, hidden or not the token's, is 404 model_not_found).
+// A route with `answer` gives them in its dialect's shape instead.
 import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { visibleModels } from '../pipeline/resolve-model.js';
@@ -9,11 +10,21 @@ const created = 1_700_000_000; // a fixed date: the list is config, not an event
 
 export async function serveModels(ex: Exchange, c: Caller): Promise<void> {
   const visible = visibleModels(ex.g, c.token);
-  const id = c.params.id;
-  if (id === undefined) return sendJson(ex.res, 200, { object: 'list', data: visible.map((m) => modelObject(ex, m)) });
+  const id = c.params.id ?? c.params.model;
+  const answer = c.route.answer;
+  if (id === undefined) {
+    if (answer) return sendJson(ex.res, 200, await answer.run({}, { models: visible.map((m) => modelInfo(ex, m)) }));
+    return sendJson(ex.res, 200, { object: 'list', data: visible.map((m) => modelObject(ex, m)) });
+  }
   if (!visible.includes(id)) throw new GatewayError('model_not_found', `The model ${clip(id)} does not exist or is not available to this token`);
   ex.ctx.model = id;
-  sendJson(ex.res, 200, modelObject(ex, id));
+  sendJson(ex.res, 200, answer ? await answer.run({}, { model: modelInfo(ex, id) }) : modelObject(ex, id));
 }
 
 const modelObject = (ex: Exchange, id: string) => ({ id, object: 'model', created, owned_by: ex.g.runtime.models.get(id)?.owned_by ?? 'switchyard' });
+
+/** What a dialect's model list may say of a model: its name, owner and completion limit (when the config sets one). */
+function modelInfo(ex: Exchange, id: string) {
+  const m = ex.g.runtime.models.get(id);
+  return { id, owned_by: m?.owned_by ?? 'switchyard', ...(m?.max_output_tokens !== undefined && { max_output_tokens: m.max_output_tokens }) };
+}

@@ -3,7 +3,7 @@
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 
 /** Never throws: the answer is already sent; a failed write is logged and the answer simply cannot be continued. */
-export async function remember(ex: Exchange, p: Priced, result: unknown): Promise<void> {
+export async function remember(ex: Exchange, p: Priced, result: unknown, keptBy?: string): Promise<void> {
   const store = p.route.store;
   const conversation = p.route.dialect?.client?.conversation;
   if (!store || !conversation || (store.enabledBy && p.body[store.enabledBy] === false)) return;
@@ -13,7 +13,8 @@ export async function remember(ex: Exchange, p: Priced, result: unknown): Promis
     const previous = p.previous?.items ?? [];
     const items = await conversation.run(null, { request: p.body, response: result, previous });
     const list = items === undefined ? [] : Array.isArray(items) ? items : [items];
-    await ex.g.conversations.put(store.namespace, p.token.user, { id, created_at: Math.floor(Date.now() / 1000), response: result, items: list }, store.ttlMs);
+    const record = { id, created_at: Math.floor(Date.now() / 1000), response: result, items: list, ...(keptBy ? { kept_by: keptBy } : {}) };
+    await ex.g.conversations.put(store.namespace, p.token.user, record, store.ttlMs);
   } catch (err) {
     ex.g.log.warn({ req_id: ex.ctx.id, err: (err as Error).message }, 'answer not kept');
   }

@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../http/errors.js';
 import { addedMs } from '../pipeline/context.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
-import { send, UpstreamFailure } from '../transport/http-client.js';
+import { send, UpstreamFailure, type Target } from '../transport/http-client.js';
+import type { CompiledChannel } from '../config/runtime.js';
 import { channelTarget } from '../transport/channel-target.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { relayBody } from '../transport/relay-body.js';
@@ -85,8 +86,8 @@ async function open(ex: Exchange, rec: TaskRecord, from: Source, range?: Record<
   let stored = rec.result_urls[0];
   if (channel && op?.contentPath && rec.upstream_id) {
     const path = taskPath(op.contentPath, rec);
-    if (!op.contentResolve) return send(channelTarget(channel, { method: 'GET', path, accept: '*/*', forward: range }), signal);
-    const answer = await fetchUpstream(channel, { method: 'GET', path, signal });
+    if (!op.contentResolve) return download(ex, rec, channel, channelTarget(channel, { method: 'GET', path, accept: '*/*', forward: range }));
+    const answer = await fetchUpstream(channel, { method: 'GET', path, signal, traced: { trace: ex.ctx.trace, call: 'content', operation: rec.operation, model: rec.upstream_model } });
     let parsed: unknown;
     try { parsed = JSON.parse(answer.body.toString('utf8')); } catch {
       throw failed('the vendor\'s file answer could not be read', `the file API of channel ${rec.channel} answered HTTP ${answer.status} with no JSON`);
@@ -103,4 +104,17 @@ async function open(ex: Exchange, rec: TaskRecord, from: Source, range?: Record<
     method: 'GET', headers: { accept: '*/*', ...range }, connectMs: timeouts.connect_ms, firstByteMs: timeouts.first_byte_ms,
   });
   return send(target, signal);
+}
+
+/** The channel's own content path; with tracing on, a client span of the request until the file is relayed. */
+async function download(ex: Exchange, rec: TaskRecord, channel: CompiledChannel, target: Target): Promise<IncomingMessage> {
+  const span = ex.ctx.trace?.attempt(channel, target, rec.operation, rec.upstream_model, 0, 'content');
+  try {
+    const res = await send(target, ex.ctx.abort.signal);
+    span?.answered(res, true);
+    return res;
+  } catch (err) {
+    span?.failed(err instanceof UpstreamFailure ? err.kind : 'network');
+    throw err;
+  }
 }

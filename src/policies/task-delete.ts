@@ -11,15 +11,16 @@ import { cancelTask } from '../tasks/cancel.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { isFinal, taskPath, type TaskRecord } from '../tasks/task-record.js';
 import { ownTask } from './own-task.js';
+import type { RequestTrace } from '../tracing/tracing.js';
 
 export async function deleteTask(ex: Exchange, c: Caller): Promise<void> {
   const { g } = ex;
   let rec = await ownTask(ex, c, c.params.id);
   let cancelled = false;
-  if (!isFinal(rec.status)) ({ rec, cancelled } = await cancelTask(g, rec));
+  if (!isFinal(rec.status)) ({ rec, cancelled } = await cancelTask(g, rec, ex.ctx.trace));
   ex.ctx.channel = rec.channel;
   // A cancel disposed of the vendor's task already; a finished one's result is deleted there.
-  if (!cancelled) await deleteAtVendor(g, rec);
+  if (!cancelled) await deleteAtVendor(g, rec, ex.ctx.trace);
   await g.tasks.delete(rec.id);
   g.log.info({ task_id: rec.id, token_id: c.token.id, status: rec.status, cancelled, charged: rec.quota.charged }, 'task deleted');
   await answerTask(g, c.route, rec, ex.res, baseUrlOf(ex.req));
@@ -30,11 +31,12 @@ export async function deleteTask(ex: Exchange, c: Caller): Promise<void> {
  * retries); a 404 means already gone; any other refusal is logged and the record goes anyway (the vendor will not
  * delete it, and the owner's wish stands where the gateway can honour it).
  */
-async function deleteAtVendor(g: Gateway, rec: TaskRecord): Promise<void> {
+async function deleteAtVendor(g: Gateway, rec: TaskRecord, trace: RequestTrace | undefined): Promise<void> {
   const channel = g.runtime.channel(rec.channel);
   const call = channel?.operations.get(rec.operation)?.delete;
   if (!channel || !call || !rec.upstream_id) return;
-  const status = await fetchUpstream(channel, { method: call.method, path: taskPath(call.path, rec) }).then((r) => r.status, () => 0);
+  const traced = { trace, call: 'delete', operation: rec.operation, model: rec.upstream_model };
+  const status = await fetchUpstream(channel, { method: call.method, path: taskPath(call.path, rec), traced }).then((r) => r.status, () => 0);
   if (status === 0 || status === 429 || status >= 500) {
     throw new GatewayError('upstream_error', `The vendor could not delete the task's result (${status ? `HTTP ${status}` : 'no answer'}); nothing was deleted, retry`);
   }

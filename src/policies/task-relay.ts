@@ -15,7 +15,8 @@ export async function relayTask(ex: Exchange, c: Caller): Promise<void> {
   if (!channel || !op || !rec.upstream_id) throw new GatewayError('upstream_error', 'The channel of this task cannot answer this');
   ctx.channel = channel.id;
   const t0 = performance.now();
-  const answer = await fetchUpstream(channel, { method: 'GET', path: taskPath(op.path, rec), signal: ctx.abort.signal }).catch((err: Error) => {
+  const traced = { trace: ctx.trace, call: 'relay', operation: rec.operation, model: rec.upstream_model };
+  const answer = await fetchUpstream(channel, { method: 'GET', path: taskPath(op.path, rec), signal: ctx.abort.signal, traced }).catch((err: Error) => {
     throw new GatewayError('upstream_error', 'The upstream did not answer').because(`channel ${channel.id}: ${err.message}`);
   });
   ctx.upstreamMs += performance.now() - t0;

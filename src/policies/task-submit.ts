@@ -37,6 +37,7 @@ async function respond(ex: Exchange, p: Priced, sent: Sent, hold: Hold): Promise
       .because(`the response transform of channel ${sent.channel.id} (${p.route.operation}) gave no upstream_id (vendor answer HTTP ${sent.response.statusCode})`);
   }
   const rec = { ...newRecord(ex, p, hold, sent.channel, sent.upstreamModel, String(upstreamId)), vars: stringVars(mapped?.vars), extra: smallObject(mapped?.extra) };
+  if (ex.ctx.trace) rec.trace = ex.ctx.trace.carrier(); // the task's polls link to this submit, on any instance
   const accepted = await acceptTask(ex.g, sent.op, rec, mapped ?? {});
   await answerTask(ex.g, p.route, accepted, ex.res, baseUrlOf(ex.req));
   return 'deferred';

@@ -64,7 +64,12 @@ export class TranslatedStream {
       const data = parse(ev.data);
       if (data === undefined) return [];
       this.state.dataEvents++;
-      return after(vendor.stream.step(data, ev.name), (out) => (out as StreamEvent[]).map((e) => e.data as Chunk).filter(isObject));
+      return after(vendor.stream.step(data, ev.name), (out) => {
+        const chunks = (out as StreamEvent[]).map((e) => e.data as Chunk).filter(isObject);
+        // A dialect without end events (unnamed ones) ends cleanly at its finish.
+        if (!vendor.end.size && chunks.some(finishes)) this.state.done = true;
+        return chunks;
+      });
     }
     if (ev.data === '[DONE]') { this.state.done = true; return []; }
     const data = parse(ev.data);
@@ -96,6 +101,8 @@ export class TranslatedStream {
 }
 
 const chunksOf = (mapped: unknown): Chunk[] => (mapped === undefined ? [] : Array.isArray(mapped) ? mapped : [mapped]).filter(isObject);
+
+const finishes = (c: Chunk) => Array.isArray(c.choices) && c.choices.some((x) => typeof (x as { finish_reason?: unknown })?.finish_reason === 'string');
 
 const isObject = (v: unknown): v is Chunk => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 

@@ -12,6 +12,11 @@ export interface Conversation {
   items: unknown[];
   /** Serialized size, checked against the route's bound before a continuation is built. */
   bytes: number;
+  /**
+   * The channel whose vendor made this answer and got it untouched: that vendor keeps it too, so only there may a
+   * continuation pass untouched (naming it by id); anywhere else it is translated from `items`.
+   */
+  kept_by?: string;
 }
 
 export class Conversations {

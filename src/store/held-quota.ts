@@ -2,7 +2,7 @@
 //
 // A process moves a slice of an account's balance into its own hold (one short transaction), then reserves and
 // settles requests against that hold in memory, which is atomic because one event loop runs them. Every
-// `flushMs` one transaction writes the closed requests' ledger entries and takes their charges off the hold.
+// `flushMs` one transaction writes the closed requests' ledger entries (one row each: held-rows.ts) and takes their charges off the hold.
 // The money is always in exactly one place, the account or one process's hold, so processes sharing the store
 // cannot spend the same unit twice, and topups from the CLI land in the account, where the next slice finds them.
 //
@@ -17,24 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
-
-/** Where holds live; every call is one atomic step in the shared store. */
-export interface HoldBackend {
-  register(owner: string, now: number): void;
-  /** Moves at least `need` (up to `want`, never more than half of what would remain) into the hold; 0 when the balance is short, undefined for no account. */
-  grab(owner: string, account: string, need: number, want: number, now: number): number | undefined;
-  release(owner: string, account: string, amount: number | 'all', now: number): void;
-  /** Writes closed requests' entries and takes `spent` off the holds; false when the owner was reclaimed meanwhile. */
-  commit(owner: string, rows: LedgerEntry[], spent: Map<string, number>, now: number): boolean;
-  chargeLate(rows: LedgerEntry[]): void;
-  reclaimDead(self: string, staleBefore: number, now: number): number;
-  retire(owner: string, now: number): void;
-  heldTotal(account: string): number;
-  heldByOthers(account: string, owner: string): number;
-  want(account: string, now: number): void;
-  unwant(account: string): void;
-  wanted(since: number): string[];
-}
+import type { HoldBackend } from './hold-backend.js';
+import { lateRow, spentOf, type Closed } from './held-rows.js';
 
 export interface HeldQuotaOptions {
   /** This process's id in the store (Store.instance); a random one when absent (tests). */
@@ -49,11 +33,6 @@ export interface HeldQuotaOptions {
 
 interface Held { free: number; inflight: number; unflushed: number; spent: number; rate: number; usedAt: number }
 interface Open { account: string; amount: number; at: number; orphan: boolean; tags?: EntryTags }
-interface Closed {
-  request: string; account: string; reserved: number; charged: number; uncharged: number; kind: string; reservedAt: number; at: number;
-  /** The reservation's tags (who, what), and the close's (the same, with channel and usage). */
-  reserveTags: EntryTags | undefined; closeTags: EntryTags;
-}
 
 const WAITS = 4; // flush intervals a refused reservation waits for other processes to give back their slices
 
@@ -161,16 +140,10 @@ export class HeldQuota implements QuotaLedger {
     this.chargeLate();
     if (!this.closed.length && now - this.lastBeat < 1000) return;
     const batch = this.closed;
-    const spent = new Map<string, number>();
-    const rows: LedgerEntry[] = [];
-    for (const c of batch) {
-      spent.set(c.account, (spent.get(c.account) ?? 0) + c.charged);
-      rows.push(row(c, `${c.request}:reserve`, 'reserve', c.reserved, c.reservedAt, c.reserveTags),
-        row(c, `${c.request}:close`, c.kind, c.charged - c.reserved, c.at, c.closeTags, c.uncharged));
-    }
+    const spent = spentOf(batch);
     let ok: boolean;
     try {
-      ok = this.holds.commit(this.owner, rows, spent, now);
+      ok = this.holds.commit(this.owner, batch, spent, now);
     } catch (err) {
       this.o.onError('quota flush failed; retrying at the next interval', err);
       return;
@@ -310,15 +283,4 @@ export class HeldQuota implements QuotaLedger {
       this.o.onError('late quota charges not written; retrying', err);
     }
   }
-}
-
-const lateRow = (c: Closed): LedgerEntry => row(c, `${c.request}:close`, 'late_charge', c.charged, c.at, c.closeTags);
-
-/** One ledger row of a closed request, every field set (one shape for all: a flush writes thousands). */
-function row(c: Closed, entry: string, kind: string, amount: number, at: number, t: EntryTags | undefined, uncharged = 0): LedgerEntry {
-  return {
-    entry, account: c.account, request: c.request, kind, amount, at, uncharged,
-    user: t?.user ?? null, model: t?.model ?? null, route: t?.route ?? null, channel: t?.channel ?? null,
-    prompt_tokens: t?.prompt_tokens ?? null, completion_tokens: t?.completion_tokens ?? null, units: t?.units ?? null,
-  };
 }

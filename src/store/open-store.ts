@@ -1,4 +1,4 @@
-// Opens the state store named by SWITCHYARD_STORE: an embedded SQLite file by default, or a shared Redis server.
+// Opens the state store named by SWITCHYARD_STORE: an embedded SQLite file by default, or a shared Redis server or cluster.
 import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
@@ -65,8 +65,8 @@ export const newInstanceId = () => `i_${process.pid}_${randomBytes(5).toString('
 
 export async function openStore(uri = process.env.SWITCHYARD_STORE || defaultStoreUri, opts: StoreOptions = {}): Promise<Store> {
   if (uri.startsWith('sqlite://')) return openSqlite(uri, opts);
-  if (uri.startsWith('redis://') || uri.startsWith('rediss://')) return openRedis(uri, newInstanceId(), staleOwnerMs());
-  throw new Error(`SWITCHYARD_STORE: unsupported store "${uri.split(':')[0]}" (use sqlite://path or redis://host:port[/db])`);
+  if (/^rediss?(-cluster)?:\/\//.test(uri)) return openRedis(uri, newInstanceId(), staleOwnerMs());
+  throw new Error(`SWITCHYARD_STORE: unsupported store "${uri.split(':')[0]}" (use sqlite://path, redis://host:port[/db] or redis-cluster://host:port,host:port,…)`);
 }
 
 async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {

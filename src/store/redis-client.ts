@@ -1,35 +1,88 @@
-// Connections to a shared Redis server, and Lua scripts run by their SHA-1 so each call sends only the hash.
+// Connections to a shared Redis server or a Redis Cluster, and Lua scripts run by their SHA-1 so each call sends only the hash.
 import { createHash } from 'node:crypto';
-import { createClient } from '@keyv/redis';
+import { createClient, createCluster } from '@keyv/redis';
+import { watchCluster, type ClusterWatch } from './redis-cluster.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
+export type RedisCluster = ReturnType<typeof createCluster>;
 
-/** Connects to `uri` (redis://[user:pass@]host:port[/db], or rediss:// for TLS); rejects when the server is unreachable. */
-export async function connectRedis(uri: string): Promise<RedisClient> {
+/**
+ * A connection to the store. `client` runs commands (on a cluster it routes each by its first key's slot: same
+ * command API, so the store's modules take either); `cluster` is set on a cluster, for what only it has (its masters).
+ */
+export interface RedisConnection { client: RedisClient; cluster?: RedisCluster; watch?: ClusterWatch }
+
+/** A command issued while the connection is down fails at once instead of waiting in a queue: a request should
+ * get an error, not hang, and a quota movement must never run minutes after its caller gave up. */
+const reconnecting = (uri: string, everReady: () => boolean) => (retries: number) => (!everReady() && retries >= 3
+  ? new Error(`cannot connect to ${redactUri(uri)}`)
+  : Math.min(50 * 2 ** retries, 2000));
+
+/** Connects to `uri` (redis://[user:pass@]host:port[/db], rediss:// for TLS, or redis-cluster:// / rediss-cluster://
+ * with a comma-separated list of nodes); rejects when the server is unreachable. */
+export async function connectRedis(uri: string): Promise<RedisConnection> {
+  if (isClusterUri(uri)) return connectCluster(uri);
   let everReady = false;
   const client = createClient({
     url: uri,
-    // A command issued while the connection is down fails at once instead of waiting in a queue: a request
-    // should get an error, not hang, and a quota movement must never run minutes after its caller gave up.
     disableOfflineQueue: true,
-    socket: {
-      connectTimeout: 5000,
-      // At startup an unreachable server is a configuration error (fail fast); later, keep reconnecting.
-      reconnectStrategy: (retries: number) => (!everReady && retries >= 3
-        ? new Error(`cannot connect to ${redactUri(uri)}`)
-        : Math.min(50 * 2 ** retries, 2000)),
-    },
+    // At startup an unreachable server is a configuration error (fail fast); later, keep reconnecting.
+    socket: { connectTimeout: 5000, reconnectStrategy: reconnecting(uri, () => everReady) },
   });
   client.on('ready', () => { everReady = true; });
   // node-redis emits 'error' on every failed (re)connect; without a listener that would crash the process.
   // Commands still reject on their own, so callers see the outage where it matters.
   client.on('error', () => {});
   await client.connect();
-  return client as RedisClient;
+  return { client: client as RedisClient };
+}
+
+export const isClusterUri = (uri: string) => /^rediss?-cluster:\/\//.test(uri);
+
+/** `redis-cluster://[user:pass@]host:port,host:port,…` (rediss-cluster:// for TLS): the nodes it starts from. */
+export function parseClusterUri(uri: string): { tls: boolean; username?: string; password?: string; nodes: { host: string; port: number }[] } {
+  const m = /^(rediss?)-cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/.exec(uri);
+  if (!m) throw new Error(`SWITCHYARD_STORE: expected redis-cluster://[user:password@]host:port,host:port,… (got ${redactUri(uri)})`);
+  const [, scheme, auth, hostList] = m;
+  let username: string | undefined;
+  let password: string | undefined;
+  if (auth !== undefined) {
+    const i = auth.indexOf(':');
+    username = decodeURIComponent(i < 0 ? auth : auth.slice(0, i)) || undefined;
+    password = i < 0 ? undefined : decodeURIComponent(auth.slice(i + 1));
+  }
+  const nodes = hostList.split(',').map((h) => {
+    const n = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(h.trim());
+    if (!n) throw new Error(`SWITCHYARD_STORE: cluster node "${h}" is not host:port`);
+    return { host: n[1].replace(/^\[|\]$/g, ''), port: Number(n[2]) };
+  });
+  return { tls: scheme === 'rediss', username, password, nodes };
+}
+
+async function connectCluster(uri: string): Promise<RedisConnection> {
+  const { tls, username, password, nodes } = parseClusterUri(uri);
+  let everReady = false;
+  const cluster = createCluster({
+    rootNodes: nodes.map((n) => ({ socket: { host: n.host, port: n.port } })),
+    // Every node's connection (found from the cluster's own slot map) gets the credentials, TLS and fail-fast queue.
+    defaults: {
+      username, password, disableOfflineQueue: true,
+      socket: { tls, connectTimeout: 5000, reconnectStrategy: reconnecting(uri, () => everReady) },
+    },
+    // A failover can take a few seconds of MOVED / CLUSTERDOWN answers.
+    maxCommandRedirections: 32,
+  });
+  cluster.on('error', () => {});
+  cluster.on('node-error', () => {});
+  await cluster.connect();
+  everReady = true;
+  const c = cluster as unknown as RedisCluster;
+  return { client: cluster as unknown as RedisClient, cluster: c, watch: watchCluster(c) };
 }
 
 /** The URI without its password, for logs. */
 export function redactUri(uri: string): string {
+  if (isClusterUri(uri)) return uri.replace(/\/\/([^@/:]*):[^@/]*@/, '//$1:***@');
   try {
     const u = new URL(uri);
     if (u.password) u.password = '***';
@@ -39,7 +92,8 @@ export function redactUri(uri: string): string {
   }
 }
 
-/** A Lua script: EVALSHA first, and EVAL (which also caches it) when the server has not seen it, e.g. after a restart. */
+/** A Lua script: EVALSHA first, and EVAL (which also caches it) when the server has not seen it, e.g. after a restart.
+ * On a cluster the call goes to the node of `keys[0]`, and every key a script touches must share its slot. */
 export class LuaScript {
   private readonly sha: string;
 
@@ -47,7 +101,22 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
+  /** Retries (for up to `retryMs`) only answers that prove the script did not run: a slot caught mid-move
+   * (TRYAGAIN), a cluster without a master for the slot (CLUSTERDOWN, a failover under way) and a node connection
+   * that is down (node-redis refuses the command before sending it). The retry is routed by the slot map again. */
+  async run(client: RedisClient, keys: string[], args: (string | number)[], retryMs = 3000): Promise<unknown> {
+    const until = Date.now() + retryMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(client, keys, args);
+      } catch (err) {
+        if (!notRun(err) || Date.now() >= until) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(25 * attempt, 250)));
+      }
+    }
+  }
+
+  private async once(client: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
     const opts = { keys, arguments: args.map(String) };
     try {
       return await client.evalSha(this.sha, opts);
@@ -57,3 +126,5 @@ export class LuaScript {
     }
   }
 }
+
+const notRun = (err: unknown) => /^(TRYAGAIN|CLUSTERDOWN|The client is offline)/.test(String((err as Error)?.message));

@@ -25,7 +25,8 @@ export class RedisInstances {
 
   async alive(owners: string[]): Promise<Set<string>> {
     if (!owners.length) return new Set();
-    const beats = await this.client.mGet(owners.map(key));
+    // One GET each (sent together): on a Redis Cluster the keys live in different slots, which MGET refuses.
+    const beats = await Promise.all(owners.map((o) => this.client.get(key(o))));
     return new Set(owners.filter((_, i) => beats[i] !== null));
   }
 }

@@ -18,23 +18,19 @@ if redis.call('HEXISTS', KEYS[1], 'lease_until') == 0 then redis.call('HSET', KE
 rescore(KEYS[1], KEYS[2], ARGV[1])
 return 1`);
 
-// KEYS: queue zset. ARGV: now, lease until, owner, limit, hash prefix. Returns id, attempt, version, ...
-const claim = new LuaScript(`${score}
-local out = {}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))) do
-  local h = ARGV[5] .. id
-  if redis.call('EXISTS', h) == 0 then
-    redis.call('ZREM', KEYS[1], id)
-  else
-    redis.call('HSET', h, 'lease_until', ARGV[2], 'lease_owner', ARGV[3])
-    rescore(h, KEYS[1], id)
-    local f = redis.call('HMGET', h, 'attempt', 'version')
-    out[#out + 1] = id
-    out[#out + 1] = f[1]
-    out[#out + 1] = f[2]
-  end
+// KEYS: job hash, queue zset. ARGV: id, now, lease until, owner. {attempt, version} when the job was still due and
+// is now leased, else false. One job per call with its keys declared, so a cluster slot caught mid-move is refused
+// before the script runs instead of failing it halfway.
+const claimOne = new LuaScript(`${score}
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  return false
 end
-return out`);
+local s = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[1]) or '')
+if not s or s > tonumber(ARGV[2]) then return false end
+redis.call('HSET', KEYS[1], 'lease_until', ARGV[3], 'lease_owner', ARGV[4])
+rescore(KEYS[1], KEYS[2], ARGV[1])
+return redis.call('HMGET', KEYS[1], 'attempt', 'version')`);
 
 // KEYS: job hash, queue zset. ARGV: id, version, 'done' | 'retry', next due.
 const finish = new LuaScript(`${score}
@@ -59,8 +55,9 @@ export class RedisJobs implements JobQueue {
   private readonly prefix: string;
 
   constructor(private readonly client: RedisClient, queue: string) {
-    this.zset = `sy:jobs:${queue}`;
-    this.prefix = `sy:job:${queue}:`;
+    // One hash tag per queue: a claim's script reads the set and the jobs it takes on one Redis Cluster slot.
+    this.zset = `sy:jobs:{q:${queue}}`;
+    this.prefix = `sy:job:{q:${queue}}:`;
   }
 
   async schedule(id: string, dueAt: number): Promise<void> {
@@ -68,9 +65,17 @@ export class RedisJobs implements JobQueue {
   }
 
   async claim(owner: string, now: number, leaseUntil: number, limit: number): Promise<Job[]> {
-    const flat = (await claim.run(this.client, [this.zset], [now, leaseUntil, owner, limit, this.prefix])) as string[];
     const out: Job[] = [];
-    for (let i = 0; i < flat.length; i += 3) out.push({ id: flat[i], attempt: Number(flat[i + 1]), version: Number(flat[i + 2]) });
+    // A job another claimer took in between is scored past `now` by then, so reading again skips it.
+    while (out.length < limit) {
+      const ids = await this.client.zRangeByScore(this.zset, '-inf', now, { LIMIT: { offset: 0, count: limit - out.length } });
+      if (!ids.length) break;
+      const got = await Promise.all(ids.map((id) => claimOne.run(this.client, [this.prefix + id, this.zset], [id, now, leaseUntil, owner])));
+      ids.forEach((id, i) => {
+        const f = got[i] as [string, string] | null;
+        if (f) out.push({ id, attempt: Number(f[0]), version: Number(f[1]) });
+      });
+    }
     return out;
   }
 

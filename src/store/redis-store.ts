@@ -2,39 +2,40 @@
 import Keyv from 'keyv';
 import KeyvRedis from '@keyv/redis';
 import type { Store } from './open-store.js';
-import { connectRedis, redactUri, type RedisClient } from './redis-client.js';
+import { connectRedis, redactUri, type RedisClient, type RedisConnection } from './redis-client.js';
 import { RedisQuotaLedger } from './redis-quota.js';
 import { RedisTaskIndex } from './redis-task-index.js';
 import { RedisTaskCatalog } from './redis-task-catalog.js';
 import { RedisInstances } from './redis-instances.js';
 import { RedisJobs } from './redis-jobs.js';
 import { RedisRateWindows } from './redis-rate.js';
+import { migrateLayout } from './redis-migrate.js';
 import type { JobQueue } from './job-queue.js';
 
 /** Every instance publishes revoked token hashes here and drops them from its cache when one arrives. */
 export const invalidateChannel = 'sy:invalidate';
 
 export async function openRedis(uri: string, instance: string, staleMs: number): Promise<Store> {
-  const client = await connectRedis(uri);
-  // Pub/sub needs a connection of its own: a subscribed connection accepts no other commands.
-  let sub: RedisClient;
-  try {
-    sub = client.duplicate();
-    sub.on('error', () => {});
-    await sub.connect();
-  } catch (err) {
-    client.destroy();
-    throw err;
+  const conn = await connectRedis(uri);
+  const { client } = conn;
+  if (!conn.cluster) {
+    try {
+      await migrateLayout(client);
+    } catch (err) {
+      client.destroy();
+      throw err;
+    }
   }
   const listeners = new Set<(hash?: string) => void>();
   const notify = (hash?: string) => { for (const cb of listeners) cb(hash); };
-  await sub.subscribe(invalidateChannel, (hash) => notify(hash));
-  // Messages published while this connection was down are lost (pub/sub delivers at most once); after a
-  // reconnect, drop every cached token rather than wait out token_cache_ms for the ones we may have missed.
-  let connected = true;
-  sub.on('end', () => { connected = false; });
-  sub.on('reconnecting', () => { connected = false; });
-  sub.on('ready', () => { if (!connected) notify(); connected = true; });
+  let sub: RedisClient | undefined;
+  try {
+    sub = await subscribe(conn, notify);
+  } catch (err) {
+    conn.watch?.stop();
+    client.destroy();
+    throw err;
+  }
 
   const instances = new RedisInstances(client, instance, staleMs);
   await instances.start();
@@ -42,8 +43,8 @@ export async function openRedis(uri: string, instance: string, staleMs: number):
   const queues = new Map<string, JobQueue>();
   const described = redactUri(uri);
   return {
-    describe: `redis ${described}`,
-    quota: new RedisQuotaLedger(client, instance),
+    describe: `${conn.cluster ? 'redis-cluster' : 'redis'} ${described}`,
+    quota: new RedisQuotaLedger(client, instance, (owners) => instances.alive(owners)),
     tasks: new RedisTaskIndex(client, instance),
     catalog: new RedisTaskCatalog(client),
     rates: new RedisRateWindows(client),
@@ -78,11 +79,40 @@ export async function openRedis(uri: string, instance: string, staleMs: number):
     async close() {
       listeners.clear();
       await instances.stop();
+      conn.watch?.stop();
       // close() lets queued commands finish; destroy() is the fallback when the server is already gone.
-      await Promise.allSettled([sub, client].map(async (c) => { if (c.isOpen) await c.close(); else c.destroy(); }));
+      await Promise.allSettled([sub, client].map(async (c) => {
+        if (!c) return;
+        if (c.isOpen) await c.close(); else c.destroy();
+      }));
       // keyv's adapter reopens a closed client on its next call, and that socket would keep the process alive
       // after close(); a late call must fail instead.
       client.connect = (() => Promise.reject(new Error('store closed'))) as typeof client.connect;
     },
   };
+}
+
+/**
+ * Subscribes to the invalidation channel. Messages published while the subscriber was away are lost (pub/sub delivers
+ * at most once), so after a reconnect every cached token is dropped rather than waiting out token_cache_ms.
+ * On one node a subscribed connection accepts no other command: it gets a connection of its own (returned, to close).
+ * On a cluster, plain PUBLISH reaches every node over the cluster bus and node-redis keeps one subscriber connection,
+ * moved to another node when its node leaves the cluster; sharded pub/sub (SPUBLISH) would pin every instance's
+ * subscriber to the one master owning the channel's slot, for a channel that carries a few messages a minute.
+ */
+async function subscribe(conn: RedisConnection, notify: (hash?: string) => void): Promise<RedisClient | undefined> {
+  if (conn.cluster) {
+    await conn.cluster.subscribe(invalidateChannel, (hash) => notify(hash));
+    conn.watch?.onHealed(() => notify());
+    return undefined;
+  }
+  const sub = conn.client.duplicate();
+  sub.on('error', () => {});
+  await sub.connect();
+  await sub.subscribe(invalidateChannel, (hash) => notify(hash));
+  let connected = true;
+  sub.on('end', () => { connected = false; });
+  sub.on('reconnecting', () => { connected = false; });
+  sub.on('ready', () => { if (!connected) notify(); connected = true; });
+  return sub;
 }

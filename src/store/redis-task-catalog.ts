@@ -1,39 +1,33 @@
 // TaskCatalog in Redis: a hash per entry and one sorted set per filter combination (everyone, an owner, a family,
 // an owner's family), scored by creation time; equal scores sort by id, as SQLite's (created_ms, id) order does.
-// Every change and every page is one Lua script. Scripts name the sets of an entry inside, so this needs one Redis
-// node (or a primary with replicas), not Redis Cluster.
+// Every change and every page is one Lua script. Scripts name the sets of an entry inside, so every key carries the
+// one hash tag `{cat}`: on a Redis Cluster the whole catalog is one slot (one master), written once per task
+// submit and per removal, which a listing index can afford for the atomic four-set update it buys.
 import { LuaScript, type RedisClient } from './redis-client.js';
 import type { CatalogEntry, CatalogPage, CatalogQuery, TaskCatalog } from './task-catalog.js';
 
-const prefix = 'sy:task:cat:';
+const prefix = 'sy:task:{cat}:';
 const all = `${prefix}all`;
 
-// The four sets an entry is in. The owner's name is length-prefixed (in bytes, as Lua counts) so no owner and family
-// pair can spell another's key.
-const setsOf = `
-local function sets(p, user, family)
-  return { p .. 'all', p .. 'u:' .. user, p .. 'f:' .. family, p .. 'uf:' .. string.len(user) .. ':' .. user .. ':' .. family }
-end
-local function drop(p, id)
-  local f = redis.call('HMGET', p .. 'e:' .. id, 'user', 'family')
-  if not f[1] then return 0 end
-  for _, k in ipairs(sets(p, f[1], f[2])) do redis.call('ZREM', k, id) end
-  redis.call('DEL', p .. 'e:' .. id)
-  return 1
-end
-`;
+// KEYS: the entry's hash and its four sets (everyone, the owner, the family, the owner's family), all declared so a
+// cluster slot caught mid-move is refused before a script runs, never halfway. The owner's name is length-prefixed
+// (in bytes) so no owner and family pair can spell another's key.
 
-// ARGV: prefix, id, user, family, model, created_ms.
-const add = new LuaScript(`${setsOf}
-local h = ARGV[1] .. 'e:' .. ARGV[2]
-if redis.call('EXISTS', h) == 1 then return 0 end
-redis.call('HSET', h, 'user', ARGV[3], 'family', ARGV[4], 'model', ARGV[5], 'created_ms', ARGV[6])
-for _, k in ipairs(sets(ARGV[1], ARGV[3], ARGV[4])) do redis.call('ZADD', k, ARGV[6], ARGV[2]) end
+// ARGV: id, user, family, model, created_ms.
+const add = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'user', ARGV[2], 'family', ARGV[3], 'model', ARGV[4], 'created_ms', ARGV[5])
+for i = 2, 5 do redis.call('ZADD', KEYS[i], ARGV[5], ARGV[1]) end
 return 1`);
 
-// ARGV: prefix, id.
-const remove = new LuaScript(`${setsOf}
-return drop(ARGV[1], ARGV[2])`);
+// ARGV: id, user, family as read before. 1 removed, 0 absent, -1 the entry is not the one read (read again).
+const remove = new LuaScript(`
+local f = redis.call('HMGET', KEYS[1], 'user', 'family')
+if not f[1] then return 0 end
+if f[1] ~= ARGV[2] or f[2] ~= ARGV[3] then return -1 end
+for i = 2, 5 do redis.call('ZREM', KEYS[i], ARGV[1]) end
+redis.call('DEL', KEYS[1])
+return 1`);
 
 // KEYS: the filter's set. ARGV: limit + 1, 'asc' | 'desc', and the cursor when there is one. Ids of the page, or
 // false (nil) when the cursor is not in the set.
@@ -49,13 +43,8 @@ local stop = start + tonumber(ARGV[1]) - 1
 if desc then return redis.call('ZREVRANGE', KEYS[1], start, stop) end
 return redis.call('ZRANGE', KEYS[1], start, stop)`);
 
-// ARGV: prefix, before (ms, exclusive), limit.
-const prune = new LuaScript(`${setsOf}
-local n = 0
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', ARGV[1] .. 'all', '-inf', '(' .. ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))) do
-  n = n + drop(ARGV[1], id)
-end
-return n`);
+const keysOf = (id: string, user: string, family: string) =>
+  [`${prefix}e:${id}`, all, `${prefix}u:${user}`, `${prefix}f:${family}`, `${prefix}uf:${Buffer.byteLength(user)}:${user}:${family}`];
 
 /** The set that lists exactly the query's filters. */
 function setFor(q: CatalogQuery): string {
@@ -69,11 +58,21 @@ export class RedisTaskCatalog implements TaskCatalog {
   constructor(private readonly client: RedisClient) {}
 
   async add(e: CatalogEntry): Promise<void> {
-    await add.run(this.client, [], [prefix, e.id, e.user, e.family, e.model, e.created_ms]);
+    await add.run(this.client, keysOf(e.id, e.user, e.family), [e.id, e.user, e.family, e.model, e.created_ms]);
   }
 
   async remove(id: string): Promise<void> {
-    await remove.run(this.client, [], [prefix, id]);
+    await this.drop(id);
+  }
+
+  /** Reads the entry's owner and family (its keys), then removes it where it was read; again if it changed between. */
+  private async drop(id: string): Promise<number> {
+    for (;;) {
+      const [user, family] = await this.client.hmGet(`${prefix}e:${id}`, ['user', 'family']);
+      if (user === null || family === null) return 0;
+      const r = Number(await remove.run(this.client, keysOf(id, user, family), [id, user, family]));
+      if (r !== -1) return r;
+    }
   }
 
   async page(q: CatalogQuery): Promise<CatalogPage | undefined> {
@@ -84,6 +83,9 @@ export class RedisTaskCatalog implements TaskCatalog {
   }
 
   async prune(beforeMs: number, limit: number): Promise<number> {
-    return Number(await prune.run(this.client, [], [prefix, beforeMs, limit]));
+    const ids = await this.client.zRangeByScore(all, '-inf', `(${beforeMs}`, { LIMIT: { offset: 0, count: limit } });
+    let n = 0;
+    for (const id of ids) n += await this.drop(id);
+    return n;
   }
 }

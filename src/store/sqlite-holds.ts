@@ -3,10 +3,11 @@
 import { hostname } from 'node:os';
 import type { StateDb } from './sqlite-state.js';
 import type { LedgerEntry } from './quota-ledger.js';
-import { entryArgs, insertEntry } from './sqlite-quota.js';
+import { entryArgs, insertEntry, insertHeldClose } from './sqlite-quota.js';
 import type { SqliteUsage } from './sqlite-usage.js';
-import { mergeDeltas, rollupOf, type RollupDelta } from './usage.js';
-import type { HoldBackend } from './held-quota.js';
+import { rollupOf, type RollupDelta } from './usage.js';
+import { addToRollup, closeArgs, type Closed } from './held-rows.js';
+import type { HoldBackend } from './hold-backend.js';
 import { ownersSchema, pidAlive } from './sqlite-instances.js';
 
 const schema = `${ownersSchema}
@@ -38,6 +39,7 @@ export class SqliteHolds implements HoldBackend {
       heldTotal: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ?').pluck(),
       heldByOthers: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ? AND owner != ?').pluck(),
       insert: db.prepare(insertEntry),
+      insertClose: db.prepare(insertHeldClose),
       want: db.prepare('INSERT INTO quota_wants (account, at) VALUES (?, ?) ON CONFLICT(account) DO UPDATE SET at = excluded.at'),
       unwant: db.prepare('DELETE FROM quota_wants WHERE account = ?'),
       wanted: db.prepare('SELECT account FROM quota_wants WHERE at >= ?').pluck(),
@@ -55,17 +57,14 @@ export class SqliteHolds implements HoldBackend {
         return take;
       }),
       release: db.transaction((owner: string, account: string, amount: number | 'all', now: number) => this.releaseIn(owner, account, amount, now)),
-      commit: db.transaction((owner: string, rows: LedgerEntry[], spent: Map<string, number>, now: number): boolean => {
+      commit: db.transaction((owner: string, closed: Closed[], spent: Map<string, number>, now: number): boolean => {
         if (!this.s.beat.run(now, owner).changes) return false; // reclaimed by another process: write nothing
-        const deltas: RollupDelta[] = [];
-        let reserved = 0;
-        for (const r of rows) {
-          // A request's close follows its reserve (HeldQuota.flush): its charge is the two amounts together.
-          if (r.kind === 'reserve') reserved = r.amount;
-          const written = this.s.insert.run(entryArgs(r, owner)).changes > 0; // not when written before
-          if (written && r.kind !== 'reserve') deltas.push(rollupOf(r, reserved + r.amount)!);
+        const cells = new Map<string, RollupDelta>();
+        for (const c of closed) {
+          // Not when written before (a close is keyed by its request): its usage was counted then.
+          if (this.s.insertClose.run(closeArgs(c, owner)).changes > 0) addToRollup(cells, c);
         }
-        this.rollup.apply(mergeDeltas(deltas));
+        this.rollup.apply([...cells.values()]);
         for (const [account, amount] of spent) this.s.spendHold.run(amount, owner, account);
         return true;
       }),
@@ -94,8 +93,8 @@ export class SqliteHolds implements HoldBackend {
 
   release(owner: string, account: string, amount: number | 'all', now: number): void { this.tx.release.immediate(owner, account, amount, now); }
 
-  commit(owner: string, rows: LedgerEntry[], spent: Map<string, number>, now: number): boolean {
-    return this.tx.commit.immediate(owner, rows, spent, now);
+  commit(owner: string, closed: Closed[], spent: Map<string, number>, now: number): boolean {
+    return this.tx.commit.immediate(owner, closed, spent, now);
   }
 
   chargeLate(rows: LedgerEntry[]): void { this.tx.late.immediate(rows); }

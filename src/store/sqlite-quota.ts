@@ -33,7 +33,7 @@ function migrate(db: StateDb): void {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_ledger');
     if (!columns.includes('held_by')) db.exec('ALTER TABLE quota_ledger ADD COLUMN held_by TEXT');
     if (!columns.includes('uncharged')) db.exec('ALTER TABLE quota_ledger ADD COLUMN uncharged INTEGER NOT NULL DEFAULT 0');
-    for (const [name, type] of tagColumns) if (!columns.includes(name)) db.exec(`ALTER TABLE quota_ledger ADD COLUMN ${name} ${type}`);
+    for (const [name, type] of [...tagColumns, ...reservedColumns]) if (!columns.includes(name)) db.exec(`ALTER TABLE quota_ledger ADD COLUMN ${name} ${type}`);
     const open = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_open');
     for (const [name, type] of [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['units', 'INTEGER']]) if (!open.includes(name)) db.exec(`ALTER TABLE quota_open ADD COLUMN ${name} ${type}`);
     const current = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'quota_ledger_apply'").pluck().get() as string | undefined;
@@ -46,6 +46,20 @@ const tagColumns = [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['ch
 export const entryColumns = `entry, account, request, kind, amount, at, uncharged, ${tagColumns.map(([n]) => n).join(', ')}`;
 /** An INSERT of one entry (and the process that held its money), skipped when the entry exists; takes entryArgs. */
 export const insertEntry = `INSERT INTO quota_ledger (${entryColumns}, held_by) VALUES (${'?, '.repeat(14)}?) ON CONFLICT(entry) DO NOTHING`;
+/**
+ * A close written against a process's hold (held-rows.ts closeArgs) also carries the reservation it closed, which was
+ * never written on its own: `entries` reads it back as the request's `<id>:reserve` entry.
+ */
+const reservedColumns = [['reserved', 'INTEGER'], ['reserved_at', 'INTEGER'], ['reserved_units', 'INTEGER']] as const;
+export const insertHeldClose = `INSERT INTO quota_ledger (${entryColumns}, held_by, ${reservedColumns.map(([n]) => n).join(', ')})
+  VALUES (${'?, '.repeat(17)}?) ON CONFLICT(entry) DO NOTHING`;
+/** Every entry of an account in the order written, a close that carries its reservation preceded by that reserve entry. */
+const entriesOf = `SELECT ${entryColumns} FROM (
+    SELECT rowid AS seq, 1 AS part, ${entryColumns} FROM quota_ledger WHERE account = ?
+    UNION ALL
+    SELECT rowid, 0, request || ':reserve', account, request, 'reserve', reserved, reserved_at, 0, user, model, route,
+      NULL, NULL, NULL, reserved_units FROM quota_ledger WHERE account = ? AND reserved IS NOT NULL)
+  ORDER BY at, seq, part`;
 /**
  * An entry as the INSERT takes it, in column order, every tag null when unknown. Positional and built in one go: a
  * flush writes thousands of these, and spreading objects of varying shapes costs more than the insert itself.
@@ -79,7 +93,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
       reservedIn: db.prepare('SELECT account, user, model, route, units FROM quota_ledger WHERE entry = ?'),
       account: db.prepare('INSERT INTO quota_accounts (id, balance, updated_at) VALUES (?, 0, ?) ON CONFLICT(id) DO NOTHING'),
       balance: db.prepare('SELECT balance FROM quota_accounts WHERE id = ?').pluck(),
-      entries: db.prepare(`SELECT ${entryColumns} FROM quota_ledger WHERE account = ? ORDER BY at, rowid`),
+      entries: db.prepare(entriesOf),
     };
   }
 
@@ -129,7 +143,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
   }
 
   async entries(account: string): Promise<LedgerEntry[]> {
-    return this.stmt.entries.all(account) as LedgerEntry[];
+    return this.stmt.entries.all(account, account) as LedgerEntry[];
   }
 
   async openOwners(): Promise<string[]> {

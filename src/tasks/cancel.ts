@@ -7,6 +7,7 @@ import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { applyUpdate } from './apply-update.js';
 import { refreshTasks } from './refresh.js';
 import { isFinal, taskPath, type TaskRecord } from './task-record.js';
+import type { RequestTrace } from '../tracing/tracing.js';
 
 /** How long a delete waits for a poll of the same task to finish before answering task_busy. */
 const leaseWaitMs = 2000;
@@ -15,7 +16,7 @@ const leaseWaitMs = 2000;
 export interface Cancelled { rec: TaskRecord; cancelled: boolean }
 
 /** Throws invalid_request (400) while the task runs and its vendor cannot or will not cancel it, upstream_error (502), task_busy (409). */
-export async function cancelTask(g: Gateway, rec: TaskRecord): Promise<Cancelled> {
+export async function cancelTask(g: Gateway, rec: TaskRecord, trace?: RequestTrace): Promise<Cancelled> {
   const op = g.runtime.channel(rec.channel)?.operations.get(rec.operation);
   if (!op?.cancel) throw stillRunning(rec, 'its vendor cannot cancel it').because(`operation ${rec.operation} of channel ${rec.channel} has no \`cancel\``);
   const owner = `${g.store.instance}:c:${Math.random().toString(36).slice(2)}`;
@@ -29,7 +30,8 @@ export async function cancelTask(g: Gateway, rec: TaskRecord): Promise<Cancelled
   const channel = g.runtime.channel(current.channel)!;
   let status: number;
   try {
-    status = (await fetchUpstream(channel, { method: op.cancel.method, path: taskPath(op.cancel.path, current) })).status;
+    const traced = { trace, call: 'cancel', operation: current.operation, model: current.upstream_model };
+    status = (await fetchUpstream(channel, { method: op.cancel.method, path: taskPath(op.cancel.path, current), traced })).status;
   } catch {
     status = 0;
   }

@@ -2,6 +2,8 @@
 import type { Gateway } from '../gateway.js';
 import type { CompiledChannel, CompiledOperation, CompiledPoll } from '../config/runtime.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
+import { UpstreamFailure } from '../transport/http-client.js';
+import type { PollTrace } from '../tracing/tracing.js';
 import { applyUpdate } from './apply-update.js';
 import { normalise, type PollResult } from './status-map.js';
 import { taskPath, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
@@ -32,10 +34,20 @@ const fail = (g: Gateway, t: TaskRecord, code: string, message: string) =>
   applyUpdate(g, t, { status: 'failed', progress: 100, urls: [], error: message, errorCode: code });
 
 async function refreshGroup(g: Gateway, channel: CompiledChannel, op: CompiledOperation, poll: CompiledPoll, group: TaskRecord[]): Promise<TaskRecord[]> {
-  const results = await askUpstream(channel, poll, group).catch((err) => {
-    g.log.warn({ channel: channel.id, tasks: group.map((t) => t.id), err: (err as Error).message }, 'task poll failed');
-    return undefined;
-  });
+  const span = g.tracing?.poll(channel, group[0].operation, group); // a span of its own, linked to each task's submit
+  try {
+    const results = await askUpstream(channel, poll, group, span).catch((err) => {
+      g.log.warn({ channel: channel.id, tasks: group.map((t) => t.id), err: (err as Error).message }, 'task poll failed');
+      span?.end(err instanceof UpstreamFailure ? err.kind : 'poll_failed');
+      return undefined;
+    });
+    return await applyResults(g, channel, op, group, results);
+  } finally {
+    span?.end();
+  }
+}
+
+async function applyResults(g: Gateway, channel: CompiledChannel, op: CompiledOperation, group: TaskRecord[], results: Map<string, PollResult> | undefined): Promise<TaskRecord[]> {
   const out: TaskRecord[] = [];
   for (const t of group) {
     const r = results?.get(t.upstream_id!);
@@ -50,12 +62,13 @@ async function refreshGroup(g: Gateway, channel: CompiledChannel, op: CompiledOp
 }
 
 /** Results by upstream id; transient upstream trouble (429, 5xx, unreadable body) yields none. */
-async function askUpstream(channel: CompiledChannel, poll: CompiledPoll, group: TaskRecord[]): Promise<Map<string, PollResult>> {
+async function askUpstream(channel: CompiledChannel, poll: CompiledPoll, group: TaskRecord[], span?: PollTrace): Promise<Map<string, PollResult>> {
   const ids = group.map((t) => t.upstream_id!);
   const bindings = { upstream_id: ids[0], upstream_ids: ids, model: group[0].upstream_model };
   const path = taskPath(poll.path, group[0]);
   const body = poll.request ? Buffer.from(JSON.stringify(await poll.request.run({}, bindings))) : undefined;
-  const res = await fetchUpstream(channel, { method: poll.method, path, body });
+  const res = await fetchUpstream(channel, { method: poll.method, path, body, forward: span?.headers() });
+  span?.answered(res.status);
   if (res.status === 429 || res.status >= 500) throw new Error(`upstream answered ${res.status}`);
   const parsed = JSON.parse(res.body.toString('utf8'));
   const mapped = await poll.response.run(parsed, { ...bindings, http_status: res.status });

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { UnifiedStatus } from '../config/runtime.js';
 import { fillPath } from '../transform/fill-path.js';
 import type { Video } from '../types/generated/video.response.js';
+import type { Carrier } from '../tracing/tracing.js';
 
 export interface TaskRecord {
   id: string;
@@ -40,6 +41,8 @@ export interface TaskRecord {
    * since when, and to which path. If that process dies, recovery reconciles the task from this (recovery.ts).
    */
   submitting?: { owner: string; started_at: number; path: string };
+  /** The submit's span context (W3C), when tracing was on: each poll's span links to it, on whichever instance polls. */
+  trace?: Carrier;
 }
 
 /** A task's vendor path: `{upstream_id}`, `{model}` and the `{var}`s its vendor asked to keep. */

@@ -3,10 +3,17 @@
 import type { UsagePaths } from '../types/generated/routes.js';
 import type { Usage } from '../pipeline/context.js';
 
-export interface CompiledUsagePaths { at: string[][]; prompt: string[]; completion: string[]; events: Set<string> }
+/** `events` empty: any event may carry usage, and one is parsed when its text has a `keys` entry (`"usageMetadata"`). */
+export interface CompiledUsagePaths { at: string[][]; prompt: string[]; completion: string[]; events: Set<string>; keys: string[] }
 
 export function compileUsagePaths(u: UsagePaths): CompiledUsagePaths {
-  return { at: u.at.map((p) => p.split('.')), prompt: u.prompt_tokens, completion: u.completion_tokens, events: new Set(u.events ?? []) };
+  const at = u.at.map((p) => p.split('.'));
+  return { at, prompt: u.prompt_tokens, completion: u.completion_tokens, events: new Set(u.events ?? []), keys: [...new Set(at.map((p) => `"${p[0]}"`))] };
+}
+
+/** Whether a stream event may carry usage: it is one the dialect names, or (names none) its text has a usage field. */
+export function mayCarryUsage(paths: CompiledUsagePaths, name: string | undefined, data: string): boolean {
+  return paths.events.size ? Boolean(name && paths.events.has(name)) : paths.keys.some((k) => data.includes(k));
 }
 
 /** The usage an answer (or one stream event) reports, merged over what earlier events reported. */
@@ -19,7 +26,7 @@ export function readUsage(paths: CompiledUsagePaths, answer: unknown, before?: U
   return { prompt_tokens: prompt ?? before?.prompt_tokens ?? 0, completion_tokens: completion ?? before?.completion_tokens ?? 0 };
 }
 
-function dig(v: unknown, path: string[]): unknown {
+export function dig(v: unknown, path: string[]): unknown {
   let node = v;
   for (const k of path) {
     if (!node || typeof node !== 'object') return undefined;

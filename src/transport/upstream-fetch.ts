@@ -6,16 +6,28 @@ import type { CompiledChannel } from '../config/runtime.js';
 import { channelTarget, type ChannelCall } from './channel-target.js';
 import { send, UpstreamFailure } from './http-client.js';
 import { readLimited } from './read-limited.js';
+import type { RequestTrace } from '../tracing/tracing.js';
 
 export interface FetchResult { status: number; headers: IncomingHttpHeaders; body: Buffer }
-export interface FetchSpec extends ChannelCall { maxBytes?: number; signal?: Signal }
+export interface FetchSpec extends ChannelCall {
+  maxBytes?: number; signal?: Signal;
+  /** The request this call serves, when traced: the call is a client span of it (`call` names it, on the task's operation and model). */
+  traced?: { trace: RequestTrace | undefined; call: string; operation: string; model: string };
+}
 
 export async function fetchUpstream(channel: CompiledChannel, spec: FetchSpec): Promise<FetchResult> {
-  const res = await send(channelTarget(channel, spec), spec.signal);
+  const target = channelTarget(channel, spec);
+  const t = spec.traced;
+  const span = t?.trace?.attempt(channel, target, t.operation, t.model, 0, t.call);
   try {
-    const body = await readLimited(res, spec.maxBytes ?? 16 << 20, channel.timeouts.idle_ms);
+    const res = await send(target, spec.signal);
+    const body = await readLimited(res, spec.maxBytes ?? 16 << 20, channel.timeouts.idle_ms).catch((err: Error) => {
+      throw new UpstreamFailure('network', err.message);
+    });
+    span?.answered(res, false);
     return { status: res.statusCode ?? 502, headers: res.headers, body };
   } catch (err) {
-    throw new UpstreamFailure('network', (err as Error).message);
+    span?.failed(err instanceof UpstreamFailure ? err.kind : 'network');
+    throw err;
   }
 }

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './ports.js';
 
 export interface RedisServer { uri: string; port: number; stop(): Promise<void> }
 
@@ -24,14 +25,6 @@ export function redisSkip(what: string): string | false {
     return `${missing}: failed above`;
   }
   return `${missing}; skipped outside CI`;
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
 }
 
 /** Answers once the server replies +PONG, so the first test never races its startup. */

@@ -10,6 +10,10 @@ export interface DialectFile {
    */
   key_header?: string;
   /**
+   * A query parameter that may carry the API key when neither Authorization nor `key_header` does (e.g. Gemini's `?key=`). It never reaches an upstream or a log line (the access line logs the path without its query).
+   */
+  key_query?: string;
+  /**
    * JSONata: the body of every error on the dialect's routes (bindings $status, $code: the gateway's error code, $message, $type: the Shape A type).
    */
   error?: string;
@@ -21,11 +25,25 @@ export interface DialectFile {
   vendor?: DialectVendor;
   usage?: UsagePaths;
   /**
-   * Names of the SSE events that end one of this dialect's streams cleanly; an upstream stream that stops before one is a cut.
+   * Names of the SSE events that end one of this dialect's streams cleanly; an upstream stream that stops before one is a cut. A dialect whose events have no names leaves it out: its translated stream ends cleanly at the finish (a unified chunk with a finish_reason), an untouched one at the end of the body.
    *
    * @minItems 1
    */
   stream_end?: [string, ...string[]];
+  /**
+   * Where an untouched stream of this dialect carries the whole answer (for routes with `store`, which keep it): the events and the dotted path in their data.
+   */
+  stream_result?: {
+    /**
+     * @minItems 1
+     */
+    events: [string, ...string[]];
+    at: string;
+  };
+  /**
+   * `name=value`: the client's streams are SSE only when its query has this parameter (Google's `alt=sse`); otherwise the same events go out as one JSON array of their data, element by element as they come (Google's default framing).
+   */
+  sse_query?: string;
 }
 /**
  * The client side: requests in this dialect become unified requests, unified answers become this dialect's.
@@ -132,7 +150,7 @@ export interface UsagePaths {
    */
   completion_tokens: [string, ...string[]];
   /**
-   * Names of the stream events that carry usage (others pass unread).
+   * Names of the stream events that carry usage (others pass unread). Absent: every event that has one of the `at` paths' first field (a dialect whose events have no names, e.g. Gemini's, whose every chunk may carry usageMetadata).
    */
   events?: string[];
 }

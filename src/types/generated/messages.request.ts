@@ -45,7 +45,7 @@ export type Tools = {
 export interface MessagesRequest {
   model: Model;
   /**
-   * Most tokens to generate (reserved by billing; at most the model's max_output_tokens).
+   * Most tokens to generate (reserved by billing; above the model's max_output_tokens it is lowered to it).
    */
   max_tokens: number;
   messages: Messages;

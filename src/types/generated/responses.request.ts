@@ -2,9 +2,10 @@
 
 export type ResponsesInputItem = InputItem & InputItem;
 export type ResponsesContentPart = ContentPart & ContentPart;
+export type ResponsesTool = Tool;
 
 /**
- * POST /v1/responses body (OpenAI Responses shape), translated to the unified chat format. Fields not listed are accepted and not forwarded.
+ * POST /v1/responses body (OpenAI Responses shape). A vendor that speaks Responses gets it byte for byte; any other is sent its translation to the unified chat format, which drops what a chat vendor cannot run (hosted tools, reasoning items) and refuses what the turn cannot do without (400 naming it). Fields not listed are accepted (forwarded natively, not translated).
  */
 export interface ResponsesRequest {
   /**
@@ -12,7 +13,7 @@ export interface ResponsesRequest {
    */
   model: string;
   /**
-   * A user message as text, or input items (messages, function calls and their outputs, item references).
+   * A user message as text, or input items: messages, function and custom tool calls and their outputs, item references, reasoning items; other item types reach a Responses vendor as they are and are refused (400) on translation.
    */
   input: string | [ResponsesInputItem, ...ResponsesInputItem[]];
   /**
@@ -43,22 +44,16 @@ export interface ResponsesRequest {
     [k: string]: string;
   } | null;
   /**
-   * Function tools (other tool types are not supported).
+   * Tools: `function`, `custom` (freeform input), `namespace` (a group of functions and custom tools) and OpenAI's hosted tools (web_search, file_search, code_interpreter, image_generation, computer_use, mcp, …), which reach a Responses vendor as they are and are dropped for a chat vendor (the access line names them).
    *
-   * @maxItems 128
+   * @maxItems 512
    */
-  tools?: {
-    type: 'function';
-    name: string;
-    description?: string | null;
-    parameters?: {} | null;
-    strict?: boolean | null;
-  }[];
+  tools?: ResponsesTool[];
   tool_choice?:
     | ('none' | 'auto' | 'required')
     | {
-        type: 'function';
-        name: string;
+        type: string;
+        name?: string;
       };
   text?: {
     format?: {
@@ -68,6 +63,7 @@ export interface ResponsesRequest {
       strict?: boolean | null;
       description?: string;
     };
+    verbosity?: 'low' | 'medium' | 'high' | null;
   } | null;
   reasoning?: {
     effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | null;
@@ -85,9 +81,23 @@ export interface ResponsesRequest {
    * Stored prompts are not supported.
    */
   prompt?: null;
+  /**
+   * Extra output to include (e.g. reasoning.encrypted_content): for a Responses vendor; a chat vendor has none of it.
+   *
+   * @maxItems 64
+   */
+  include?: string[] | null;
+  /**
+   * A Responses vendor's cache routing hint (forwarded natively; translated as nothing).
+   */
+  prompt_cache_key?: string | null;
+  /**
+   * Client metadata (Codex's session and turn ids): forwarded natively, not translated.
+   */
+  client_metadata?: {} | null;
 }
 export interface InputItem {
-  type?: 'message' | 'function_call' | 'function_call_output' | 'item_reference' | 'reasoning';
+  type?: string;
   role?: 'user' | 'assistant' | 'system' | 'developer';
   content?: string | ResponsesContentPart[];
   call_id?: string;
@@ -95,10 +105,22 @@ export interface InputItem {
   arguments?: string;
   output?: string | ResponsesContentPart[];
   id?: string;
+  input?: string;
 }
 export interface ContentPart {
-  type: 'input_text' | 'input_image' | 'output_text' | 'refusal';
+  type: string;
   text?: string;
   image_url?: string;
   detail?: 'low' | 'high' | 'auto' | null;
+}
+export interface Tool {
+  type: string;
+  name?: string;
+  description?: string | null;
+  parameters?: {} | null;
+  strict?: boolean | null;
+  /**
+   * @maxItems 512
+   */
+  tools?: ResponsesTool[];
 }

@@ -116,7 +116,7 @@ export interface Route {
    */
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /**
-   * Path; `{name}` segments capture parameters.
+   * Path; `{name}` segments capture parameters. Several routes may share a method and path when each names its own operation and a `model_expr` over the path: the first whose operation a channel of the caller's group serves for that model answers (e.g. Gemini's generateContent for image and for chat models).
    */
   path: string;
   /**
@@ -141,6 +141,10 @@ export interface Route {
     | 'billing'
     | 'openapi'
     | 'console';
+  /**
+   * Policy `stream`: every request on this route is answered as SSE whatever its body says (the path says so, e.g. Gemini's `:streamGenerateContent`).
+   */
+  stream?: boolean;
   /**
    * Request body JSON Schema, relative to schemas/api/.
    */
@@ -178,7 +182,7 @@ export interface Route {
   dialect?: string;
   store?: ConversationStore;
   /**
-   * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model; see schemas/transform/json-answer.json).
+   * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model), or of a `models` route in a dialect's own shape (bindings $models: the caller's models as [{id, owned_by, max_output_tokens?}] for the list; $model: that object for the one model the path names) (see schemas/transform/json-answer.json).
    */
   answer?: string;
   /**
@@ -265,7 +269,7 @@ export interface PriceInputs {
    */
   units?: [string, ...string[]];
   /**
-   * The completion limit reserved for token prices (bounds: 1 to the model's `max_output_tokens`).
+   * The completion limit reserved for token prices, the first present field counting; every field listed is checked (a whole number from 1) and one above the model's `max_output_tokens` is lowered to it in the body sent, or refused per the model's `over_limit`.
    *
    * @minItems 1
    */
@@ -312,6 +316,10 @@ export interface Dialect {
    */
   key_header?: string;
   /**
+   * A query parameter that may carry the API key when neither Authorization nor `key_header` does (e.g. Gemini's `?key=`). It never reaches an upstream or a log line (the access line logs the path without its query).
+   */
+  key_query?: string;
+  /**
    * JSONata: the body of every error on the dialect's routes (bindings $status, $code: the gateway's error code, $message, $type: the Shape A type).
    */
   error?: string;
@@ -323,11 +331,25 @@ export interface Dialect {
   vendor?: DialectVendor;
   usage?: UsagePaths;
   /**
-   * Names of the SSE events that end one of this dialect's streams cleanly; an upstream stream that stops before one is a cut.
+   * Names of the SSE events that end one of this dialect's streams cleanly; an upstream stream that stops before one is a cut. A dialect whose events have no names leaves it out: its translated stream ends cleanly at the finish (a unified chunk with a finish_reason), an untouched one at the end of the body.
    *
    * @minItems 1
    */
   stream_end?: [string, ...string[]];
+  /**
+   * Where an untouched stream of this dialect carries the whole answer (for routes with `store`, which keep it): the events and the dotted path in their data.
+   */
+  stream_result?: {
+    /**
+     * @minItems 1
+     */
+    events: [string, ...string[]];
+    at: string;
+  };
+  /**
+   * `name=value`: the client's streams are SSE only when its query has this parameter (Google's `alt=sse`); otherwise the same events go out as one JSON array of their data, element by element as they come (Google's default framing).
+   */
+  sse_query?: string;
 }
 /**
  * The client side: requests in this dialect become unified requests, unified answers become this dialect's.
@@ -434,7 +456,7 @@ export interface UsagePaths {
    */
   completion_tokens: [string, ...string[]];
   /**
-   * Names of the stream events that carry usage (others pass unread).
+   * Names of the stream events that carry usage (others pass unread). Absent: every event that has one of the `at` paths' first field (a dialect whose events have no names, e.g. Gemini's, whose every chunk may carry usageMetadata).
    */
   events?: string[];
 }

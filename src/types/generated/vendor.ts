@@ -11,6 +11,10 @@ export type Operation = {
    */
   path?: string;
   /**
+   * Upstream path of a streamed request (policy `stream` with stream set), when the vendor streams on another path (e.g. Gemini's `/v1beta/models/{model}:streamGenerateContent?alt=sse`). Default: `path`.
+   */
+  stream_path?: string;
+  /**
    * The channel's models this operation serves (default: all of them). A vendor that serves several kinds of model on one key (chat and embeddings) names which go where, so a chat model is never sent to the embeddings path; a model outside the list is `model_not_found` for this operation.
    *
    * @minItems 1
@@ -49,6 +53,10 @@ export type Operation = {
    * The dialect the vendor speaks for this operation (a key of routes.yaml `dialects`, with a `vendor` side); absent: the unified format. Such an operation takes its transforms from the dialect.
    */
   dialect?: string;
+  /**
+   * Another operation of this channel that this one stands in for when the route's clients speak this operation's `dialect`: their bytes then pass untouched to this path (usage read by the dialect's `usage`), while every other client goes through the named operation, translated. Such an operation needs only the dialect's client side; it serves the models of the one it stands in for (or its own `models`, a subset).
+   */
+  instead_of?: string;
   cancel?: Cancel;
   delete?: Delete;
 };
@@ -115,9 +123,13 @@ export interface Model {
    */
   owned_by?: string;
   /**
-   * The model's largest completion: reserved when the request sets no limit, and the most a request may ask for (a larger `max_tokens` is refused with 400). Default 4096.
+   * The model's largest completion: reserved when the request sets no limit, and the most a request gets (a larger `max_tokens` is lowered to it, or refused with `over_limit: refuse`). Default 4096.
    */
   max_output_tokens?: number;
+  /**
+   * What a request whose completion limit (the route's `price_inputs.completion_tokens`) exceeds `max_output_tokens` gets: `clamp` (default) lowers it to the maximum, in the reservation and in the body sent, and says so in `x-switchyard-clamped`; `refuse` answers 400 naming the field.
+   */
+  over_limit?: 'clamp' | 'refuse';
   price: Price;
   /**
    * Extra request schema (in schemas/api/) checked for this model after the route's: a family's own rules.

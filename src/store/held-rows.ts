@@ -1,0 +1,66 @@
+// What a write-behind flush (held-quota.ts) writes for the requests closed since the last one: one ledger row per
+// request, its close, carrying the reservation it closed (reserved, reserved_at, reserved_units), and the usage
+// rollup. A request's reservation lived in the process's hold and is never written on its own: the store reads the
+// reserve entry back out of the close row (see sqlite-quota.ts), so the ledger still lists `<id>:reserve` and
+// `<id>:close` while a flush writes half the rows and half the index entries.
+import type { EntryTags, LedgerEntry } from './quota-ledger.js';
+import { hourOf, type RollupDelta } from './usage.js';
+
+/** A request closed in memory and not yet written. */
+export interface Closed {
+  request: string; account: string; reserved: number; charged: number; uncharged: number; kind: string; reservedAt: number; at: number;
+  /** The reservation's tags (who, what), and the close's (the same, with channel and usage). */
+  reserveTags: EntryTags | undefined; closeTags: EntryTags;
+}
+
+/** What each account was charged in a batch (to take off the holds). */
+export function spentOf(batch: Closed[]): Map<string, number> {
+  const spent = new Map<string, number>();
+  for (const c of batch) spent.set(c.account, (spent.get(c.account) ?? 0) + c.charged);
+  return spent;
+}
+
+/**
+ * The close row's INSERT arguments in column order (sqlite-quota.ts `insertHeldClose`): the entry's columns, the
+ * hold's owner, then the reservation. Positional and built in one go: a flush writes thousands of these.
+ */
+export function closeArgs(c: Closed, owner: string): unknown[] {
+  const t = c.closeTags;
+  return [
+    `${c.request}:close`, c.account, c.request, c.kind, c.charged - c.reserved, c.at, c.uncharged,
+    t.user ?? null, t.model ?? null, t.route ?? null, t.channel ?? null, t.prompt_tokens ?? null, t.completion_tokens ?? null, t.units ?? null,
+    owner, c.reserved, c.reservedAt, c.reserveTags?.units ?? null,
+  ];
+}
+
+/** Adds a written close to the flush's rollup cells (one per account, hour, model, route and channel, as mergeDeltas keys them). */
+export function addToRollup(cells: Map<string, RollupDelta>, c: Closed): void {
+  const t = c.closeTags;
+  const hour = hourOf(c.at);
+  const model = t.model ?? '', route = t.route ?? '', channel = t.channel ?? '';
+  const k = `${c.account}\u0000${hour}\u0000${model}\u0000${route}\u0000${channel}`;
+  const cell = cells.get(k);
+  if (!cell) {
+    cells.set(k, {
+      account: c.account, user: t.user ?? '', hour, model, route, channel, requests: 1, prompt_tokens: t.prompt_tokens ?? 0,
+      completion_tokens: t.completion_tokens ?? 0, units: t.units ?? 0, charged: c.charged, uncharged: c.uncharged,
+    });
+    return;
+  }
+  cell.requests++;
+  cell.prompt_tokens += t.prompt_tokens ?? 0;
+  cell.completion_tokens += t.completion_tokens ?? 0;
+  cell.units += t.units ?? 0;
+  cell.charged += c.charged;
+  cell.uncharged += c.uncharged;
+}
+
+/** The charge of a request whose hold was reclaimed while it ran: taken from the account directly. */
+export function lateRow(c: Closed): LedgerEntry {
+  const t = c.closeTags;
+  return {
+    entry: `${c.request}:close`, account: c.account, request: c.request, kind: 'late_charge', amount: c.charged, at: c.at, uncharged: 0,
+    user: t.user ?? null, model: t.model ?? null, route: t.route ?? null, channel: t.channel ?? null,
+    prompt_tokens: t.prompt_tokens ?? null, completion_tokens: t.completion_tokens ?? null, units: t.units ?? null,
+  };
+}

@@ -1,0 +1,21 @@
+// The shared store's side of write-behind quota (held-quota.ts): the holds each gateway process spends from.
+import type { LedgerEntry } from './quota-ledger.js';
+import type { Closed } from './held-rows.js';
+
+/** Where holds live; every call is one atomic step in the shared store. */
+export interface HoldBackend {
+  register(owner: string, now: number): void;
+  /** Moves at least `need` (up to `want`, never more than half of what would remain) into the hold; 0 when the balance is short, undefined for no account. */
+  grab(owner: string, account: string, need: number, want: number, now: number): number | undefined;
+  release(owner: string, account: string, amount: number | 'all', now: number): void;
+  /** Writes closed requests' entries (one row each, see held-rows.ts) and takes `spent` off the holds; false when the owner was reclaimed meanwhile. */
+  commit(owner: string, closed: Closed[], spent: Map<string, number>, now: number): boolean;
+  chargeLate(rows: LedgerEntry[]): void;
+  reclaimDead(self: string, staleBefore: number, now: number): number;
+  retire(owner: string, now: number): void;
+  heldTotal(account: string): number;
+  heldByOthers(account: string, owner: string): number;
+  want(account: string, now: number): void;
+  unwant(account: string): void;
+  wanted(since: number): string[];
+}

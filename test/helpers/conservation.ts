@@ -1,0 +1,185 @@
+// Money is conserved, as a property: after any random sequence of chats, streams, tasks, vendor failures, client
+// aborts, topups and `kill -9`s of the gateway process, for every account
+//   balance = topups − charges, every charge ≥ 0 and ≤ its reservation, every reservation closed once,
+// and every request that ran undisturbed was charged what the billing matrix says. Run on SQLite and Redis
+// (conservation.test.ts) and on a Redis Cluster (redis-cluster.test.ts).
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { openStore, type Store } from '../../src/store/open-store.js';
+import { TokenStore } from '../../src/store/token-store.js';
+import type { LedgerEntry } from '../../src/store/quota-ledger.js';
+import { quickTaskConfig, spawnGateway, type ChildGateway } from './child-gateway.js';
+import { expectedCharge } from './api.js';
+
+const kinds = ['chat', 'chatBig', 'chat500', 'chat400', 'stream', 'streamCut', 'streamAbort', 'task', 'taskFail', 'taskRefused', 'taskSlow', 'klingSlow', 'topup', 'kill'] as const;
+type Kind = (typeof kinds)[number];
+interface Action { kind: Kind; who: 0 | 1; wait: boolean; n: number }
+const action = fc.record({
+  kind: fc.constantFrom(...kinds), who: fc.constantFrom(0 as const, 1 as const), wait: fc.boolean(), n: fc.integer({ min: 1, max: 6 }),
+}).map((a) => Object.assign(a, { [fc.toStringMethod]: () => `${a.kind}(${a.who}${a.wait ? '' : ',async'},${a.n})` }));
+
+const gpt4oMini = { input_per_mtok: 150, output_per_mtok: 600 };
+const config = quickTaskConfig({ sweep_interval_ms: 200, reconcile_window_s: 5 });
+// A dead process is noticed within 1.5 s here (15 s by default), so a run with a kill takes seconds, not minutes.
+const childEnv = (storeUri: string, simUrl: string) => ({ SWITCHYARD_STORE: storeUri, SWITCHYARD_SIM_URL: simUrl, SWITCHYARD_CONFIG_DIR: config, SWITCHYARD_OWNER_TIMEOUT_MS: '1500' });
+
+/** What one undisturbed request must have been charged (the billing matrix), checked against the ledger. */
+type Expectation = { request: string; charge: (reserved: number) => number; at?: number };
+
+class Run {
+  gw!: ChildGateway;
+  readonly inflight: Promise<unknown>[] = [];
+  readonly expect: Expectation[] = [];
+  generation = 0;
+  constructor(readonly simUrl: string, readonly storeUri: string, readonly store: Store, readonly keys: string[], readonly accounts: string[]) {}
+
+  async restart(): Promise<void> {
+    this.generation++;
+    this.gw = await spawnGateway(childEnv(this.storeUri, this.simUrl));
+  }
+
+  /** Runs `fn`; an expectation is kept only if no kill happened while it ran. */
+  async perform(a: Action): Promise<void> {
+    if (a.kind === 'kill') {
+      // A request answered just before the kill may not have been settled yet: a crash forgives it (charge 0).
+      this.forget(Date.now() - 1000);
+      await this.gw.kill();
+      await this.restart();
+      return;
+    }
+    if (a.kind === 'topup') { await this.store.quota.topup(this.accounts[a.who], 1000 * a.n, `t${Date.now()}${Math.random()}`); return; }
+    const gen = this.generation;
+    const p = this.request(a).then((e) => { if (e && gen === this.generation) this.expect.push({ ...e, at: Date.now() }); }, () => undefined);
+    if (a.wait) await p; else this.inflight.push(p);
+  }
+
+  private forget(since: number): void {
+    for (let i = this.expect.length - 1; i >= 0; i--) if ((this.expect[i].at ?? 0) > since) this.expect.splice(i, 1);
+  }
+
+  private post(path: string, who: number, body: unknown, signal?: AbortSignal): Promise<Response> {
+    return fetch(`${this.gw.url}${path}`, {
+      method: 'POST', body: JSON.stringify(body), signal: signal ?? AbortSignal.timeout(20_000),
+      headers: { authorization: `Bearer ${this.keys[who]}`, 'content-type': 'application/json' },
+    });
+  }
+
+  private async request(a: Action): Promise<Expectation | undefined> {
+    const chat = (content: string, extra = {}) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], ...extra });
+    const zero = (r: Response): Expectation => ({ request: r.headers.get('x-request-id')!, charge: () => 0 });
+    switch (a.kind) {
+      case 'chat': case 'chatBig': {
+        const body = a.kind === 'chat' ? chat(`w [sim chunks=${a.n}]`) : chat('a '.repeat(20_000), { max_tokens: 1 });
+        const r = await this.post('/v1/chat/completions', a.who, body);
+        if (r.status !== 200) return r.status === 403 ? zero(r) : undefined;
+        const u = ((await r.json()) as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
+        return { request: r.headers.get('x-request-id')!, charge: (reserved) => Math.min(reserved, expectedCharge(gpt4oMini, u.prompt_tokens, u.completion_tokens)) };
+      }
+      case 'chat500': case 'chat400': {
+        const r = await this.post('/v1/chat/completions', a.who, chat(`x [sim status=${a.kind === 'chat500' ? 500 : 400}]`));
+        await r.text();
+        return zero(r);
+      }
+      case 'stream': {
+        const r = await this.post('/v1/chat/completions', a.who, chat(`w [sim chunks=${a.n} interval_ms=20]`, { stream: true, stream_options: { include_usage: true } }));
+        const text = await r.text();
+        const last = text.split('\n\n').map((e) => e.slice(6)).filter((d) => d.startsWith('{')).map((d) => JSON.parse(d)).find((c) => c.usage);
+        if (r.status !== 200 || !last || !text.endsWith('data: [DONE]\n\n')) return undefined;
+        return { request: r.headers.get('x-request-id')!, charge: (reserved) => Math.min(reserved, expectedCharge(gpt4oMini, last.usage.prompt_tokens, last.usage.completion_tokens)) };
+      }
+      case 'streamCut': {
+        const r = await this.post('/v1/chat/completions', a.who, chat(`w [sim chunks=20 cut_after=${a.n} interval_ms=10]`, { stream: true }));
+        await r.text();
+        return undefined; // billed from an estimate: the invariant's bounds apply
+      }
+      case 'streamAbort': {
+        const ac = new AbortController();
+        const r = await this.post('/v1/chat/completions', a.who, chat(`w [sim chunks=200 interval_ms=20]`, { stream: true }), ac.signal);
+        const reader = r.body!.getReader();
+        await reader.read();
+        ac.abort();
+        return undefined;
+      }
+      case 'task': case 'taskFail': case 'taskRefused': case 'taskSlow': {
+        const directive = { task: 'polls=1', taskFail: 'fail=1 polls=0', taskRefused: 'submit_status=400', taskSlow: `submit_delay_ms=${200 * a.n} polls=1` }[a.kind];
+        const r = await this.post('/v1/video/generations', a.who, { model: 'sora-2', seconds: '4', prompt: `v [sim ${directive}]` });
+        const j = (await r.json()) as { id?: string };
+        if (r.status !== 200) return r.status >= 400 && r.status < 500 ? zero(r) : undefined;
+        return { request: j.id!, charge: () => (a.kind === 'taskFail' ? 0 : 400) };
+      }
+      case 'klingSlow': {
+        const r = await this.post('/vendork/v1/videos/text2video', a.who, { model_name: 'kling-v2-master', duration: '5', prompt: `k [sim submit_delay_ms=${200 * a.n} polls=1]` });
+        await r.text();
+        return r.status === 200 ? undefined : undefined; // adopted after a kill, or not: bounds apply, the charge is 750 or 0
+      }
+    }
+  }
+}
+
+async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const t0 = Date.now();
+  while (!(await check())) {
+    if (Date.now() - t0 > ms) throw new Error(`not quiescent within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The invariant, account by account, from the ledger alone. */
+export function checkAccount(account: string, balance: number, entries: LedgerEntry[], expect: Expectation[]): void {
+  const topups = entries.filter((e) => e.kind === 'topup').reduce((s, e) => s - e.amount, 0);
+  const byRequest = new Map<string, LedgerEntry[]>();
+  for (const e of entries) if (e.kind !== 'topup') byRequest.set(e.request, [...(byRequest.get(e.request) ?? []), e]);
+  let charges = 0;
+  for (const [request, es] of byRequest) {
+    const reserves = es.filter((e) => e.kind === 'reserve');
+    const closes = es.filter((e) => e.kind === 'settle' || e.kind === 'refund');
+    const late = es.filter((e) => e.kind === 'late_charge');
+    assert.ok(reserves.length <= 1 && closes.length <= 1, `${request}: one reservation and one close at most: ${es.map((e) => e.kind)}`);
+    assert.equal(reserves.length, closes.length, `${request}: every reservation is closed`);
+    const reserved = reserves[0]?.amount ?? 0;
+    const charge = es.reduce((s, e) => s + e.amount, 0);
+    assert.ok(charge >= 0, `${request}: charge ${charge} is negative`);
+    if (reserves.length) assert.ok(charge <= reserved, `${request}: charge ${charge} exceeds its reservation ${reserved}`);
+    for (const l of late) assert.ok(l.amount >= 0, `${request}: a late charge is never negative`);
+    const matrix = expect.find((x) => x.request === request);
+    if (matrix && reserves.length) assert.equal(charge, matrix.charge(reserved), `${request}: the billing matrix`);
+    charges += charge;
+  }
+  assert.equal(balance, topups - charges, `${account}: balance = topups − charges`);
+}
+
+export interface RunFigures { actions: number; kills: number; requests: number; accounts: { balance: number; topups: number; charges: number }[] }
+
+/** The property on the store `fresh(i)` names for run i (emptied), gateways pointed at the simulator at `simUrl()`;
+ * `report` gets each passing run's figures (for the record of a test run). */
+export function conservationProperty(fresh: (i: number) => Promise<string>, simUrl: () => string, report?: (f: RunFigures) => void) {
+  let i = 0;
+  return fc.asyncProperty(fc.array(action, { minLength: 3, maxLength: 14 }), fc.integer({ min: 2000, max: 20_000 }), async (actions, quota) => {
+    const uri = await fresh(i++);
+    const store = await openStore(uri, { quotaFlushMs: 0 });
+    const tokens = new TokenStore(store, 0);
+    const made = [await tokens.create({ group: 'default', quota }), await tokens.create({ group: 'default', quota: quota * 2 })];
+    const run = new Run(simUrl(), uri, store, made.map((m) => m.key), made.map((m) => m.record.id));
+    try {
+      await run.restart();
+      for (const a of actions) await run.perform(a);
+      await Promise.all(run.inflight);
+      await until(async () => (await store.tasks.count()) === 0, 20_000, 'open tasks');
+      await until(async () => (await store.quota.openOwners()).length === 0, 20_000, 'open reservations');
+      assert.equal(await run.gw.stop(), 0, 'the last gateway stops cleanly');
+      const figures: RunFigures = { actions: actions.length, kills: actions.filter((a) => a.kind === 'kill').length, requests: 0, accounts: [] };
+      for (const account of run.accounts) {
+        const [balance, entries] = [(await store.quota.balance(account))!, await store.quota.entries(account)];
+        checkAccount(account, balance, entries, run.expect);
+        const topups = entries.filter((e) => e.kind === 'topup').reduce((sum, e) => sum - e.amount, 0);
+        figures.requests += entries.filter((e) => e.kind === 'reserve').length;
+        figures.accounts.push({ balance, topups, charges: topups - balance });
+      }
+      report?.(figures);
+    } finally {
+      await run.gw?.kill().catch(() => undefined);
+      await store.close();
+    }
+  });
+}
+

@@ -1,0 +1,107 @@
+// Starts a throwaway Redis Cluster on loopback for a test file: `masters` nodes holding the slots, each with
+// `replicas` replicas, from Debian's redis-server and `redis-cli --cluster create`; stops it afterwards.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@keyv/redis';
+import { freePort } from './ports.js';
+
+export interface ClusterNode { port: number; child: ChildProcess; exited: boolean }
+export interface RedisClusterServer {
+  uri: string;
+  nodes: ClusterNode[];
+  /** Runs one command on one node (by port) and answers its reply. */
+  command(port: number, args: string[]): Promise<unknown>;
+  /** The ports of the nodes that are masters now, by `CLUSTER NODES` of a live node. */
+  masterPorts(): Promise<number[]>;
+  /** Empties every master. */
+  flush(): Promise<void>;
+  /** Resolves once every live node reports `cluster_state:ok` and agrees on the masters. */
+  healthy(ms?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function send(port: number, args: string[]): Promise<unknown> {
+  const c = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: false, connectTimeout: 1000 } });
+  c.on('error', () => {});
+  await c.connect();
+  try { return await c.sendCommand(args); } finally { c.destroy(); }
+}
+
+export async function startRedisCluster(opts: { masters?: number; replicas?: number } = {}): Promise<RedisClusterServer> {
+  const masters = opts.masters ?? 3;
+  const replicas = opts.replicas ?? 0;
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-cluster-'));
+  const nodes: ClusterNode[] = [];
+  for (let i = 0; i < masters * (1 + replicas); i++) {
+    const [port, bus] = [await freePort(), await freePort()];
+    // No persistence; a short node timeout so a dead master's replica takes over within about two seconds.
+    const child = spawn('redis-server', ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1',
+      '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '1000',
+      // A replica may always take over, however long ago it last heard from its master (the test kills masters young).
+      '--cluster-replica-validity-factor', '0',
+      '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const node: ClusterNode = { port, child, exited: false };
+    child.once('exit', () => { node.exited = true; });
+    nodes.push(node);
+  }
+  const stop = async () => {
+    await Promise.all(nodes.map(async (n) => {
+      if (n.exited) return;
+      const gone = new Promise((r) => n.child.once('exit', r));
+      n.child.kill('SIGKILL');
+      await gone;
+    }));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const n of nodes) {
+      const until = Date.now() + 5000;
+      while (!(await send(n.port, ['PING']).then(() => true, () => false))) {
+        if (n.exited || Date.now() > until) throw new Error(`redis-server did not start on port ${n.port}`);
+        await sleep(30);
+      }
+    }
+    const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
+      '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
+    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const live = () => nodes.filter((n) => !n.exited);
+  const masterPorts = async () => {
+    const text = String(await send(live()[0].port, ['CLUSTER', 'NODES']));
+    return text.split('\n').map((l) => l.split(' ')).filter((f) => {
+      const flags = (f[2] ?? '').split(',');
+      return flags.includes('master') && !flags.some((x) => x.startsWith('fail')) && f.length > 8;
+    }).map((f) => Number(f[1].split('@')[0].split(':').pop()));
+  };
+  const server: RedisClusterServer = {
+    uri: `redis-cluster://${nodes.slice(0, 3).map((n) => `127.0.0.1:${n.port}`).join(',')}`,
+    nodes,
+    command: send,
+    masterPorts,
+    async flush() {
+      await Promise.all((await masterPorts()).map((p) => send(p, ['FLUSHALL'])));
+    },
+    async healthy(ms = 15_000) {
+      const until = Date.now() + ms;
+      for (;;) {
+        const states = await Promise.all(live().map((n) => send(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
+        // Replicas count once they are in sync: a replica still loading its master's data cannot take over.
+        const repl = await Promise.all(live().map((n) => send(n.port, ['INFO', 'replication']).then(String, () => '')));
+        const ok = states.every((s) => s.includes('cluster_state:ok')) && repl.every((r) => !r.includes('role:slave') || r.includes('master_link_status:up'));
+        if (ok && (await masterPorts().catch(() => [])).length === masters) return;
+        if (Date.now() > until) throw new Error(`cluster not healthy within ${ms} ms`);
+        await sleep(100);
+      }
+    },
+    stop,
+  };
+  await server.healthy();
+  return server;
+}
