@@ -23,17 +23,22 @@ import { connectionSoak } from './scenarios/connection-soak.js';
 import { usageReport } from './scenarios/usage-report.js';
 import { sseTranslated } from './scenarios/sse-translated.js';
 import { otelScenario } from './scenarios/otel.js';
+import { slowStreams } from './scenarios/slow-streams.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, otelScenario, tasks, usageReport];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, tasks, usageReport];
 
-const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
+const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-streams N] [--slow-seconds S] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 3 minutes
   --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min), connection soak
   --soak            run the connection soak (20,000 idle connections, about 2 minutes) and only it,
                     plus any scenario --only names
   --otel            run the tracing comparison (a gateway without OpenTelemetry against one exporting every
                     request's spans to a local OTLP receiver) and only it, plus any scenario --only names
+  --slow-streams N  run the many-long-streams scenario (N concurrent slow SSE streams, one event a second;
+                    the issue's size is 5000) and only it, plus any scenario --only names; it is in --full too
+                    (5,000 x 60 s), and \`--only slow-streams\` in quick mode runs a short 1,000 x 15 s
+  --slow-seconds S  how long each of those streams lasts (5-120, default 60 with --slow-streams)
   --runs N          interleaved gateway/bare/direct runs per measurement (1-50)
   --soak-minutes N  full mode soak length (0-120; 0 skips it)
   --soak-seconds N  connection soak hold (10-70, default 60; stays under the 75 s keep-alive timeout)
@@ -58,6 +63,7 @@ function options() {
     options: {
       full: { type: 'boolean' }, soak: { type: 'boolean' }, otel: { type: 'boolean' }, runs: { type: 'string' }, only: { type: 'string' },
       'soak-minutes': { type: 'string' }, 'soak-seconds': { type: 'string' },
+      'slow-streams': { type: 'string' }, 'slow-seconds': { type: 'string' },
       profile: { type: 'boolean' }, 'keep-tmp': { type: 'boolean' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -76,11 +82,16 @@ function options() {
   if (connSoak) only = [...new Set([connectionSoak.name, ...(only ?? [])])];
   const otel = Boolean(values.otel);
   if (otel) only = [...new Set([otelScenario.name, ...(only ?? [])])];
+  // --slow-streams N: the many-long-streams scenario at that size, alone or with the --only ones.
+  const slow = values['slow-streams'] === undefined ? undefined
+    : { streams: int(values['slow-streams'], 5000, 10, 20_000, '--slow-streams'), seconds: int(values['slow-seconds'], 60, 5, 120, '--slow-seconds') };
+  if (slow) only = [...new Set([slowStreams.name, ...(only ?? [])])];
   return {
     only,
     mode,
     connSoak,
     otel,
+    slow,
     soakSeconds: int(values['soak-seconds'], 60, 10, 70, '--soak-seconds'),
     runs: int(values.runs, mode === 'full' ? 5 : 3, 1, 50, '--runs'),
     soakMinutes: mode === 'full' ? int(values['soak-minutes'], 10, 0, 120, '--soak-minutes') : 0,
@@ -169,7 +180,7 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   // Every scenario is bounded on its own; this is the backstop for a bug or a hung child.
-  const budgetMs = (o.mode === 'full' ? 35 + o.soakMinutes : o.connSoak ? 11 : 8) * 60_000;
+  const budgetMs = (o.mode === 'full' ? 38 + o.soakMinutes : o.connSoak ? 11 : 8) * 60_000 + (o.slow ? 2 * (o.slow.seconds + 90) * 1000 : 0);
   const watchdog = setTimeout(() => { log('time budget exceeded: aborting'); ac.abort(new Error('watchdog')); }, budgetMs);
   watchdog.unref();
 
@@ -193,7 +204,7 @@ async function main(): Promise<number> {
     const idleRss = rssBytes(rig.gateway.pid);
     sampler.start();
     const ctx: BenchContext = {
-      mode: o.mode, runs: o.runs, soakMinutes: o.soakMinutes, soakSeconds: o.soakSeconds,
+      mode: o.mode, runs: o.runs, soakMinutes: o.soakMinutes, soakSeconds: o.soakSeconds, slowStreams: o.slow,
       gateway: { name: 'gateway', url: rig.gatewayUrl, key: rig.gatewayKey },
       bare: { name: 'bare', url: rig.bareUrl, key: rig.gatewayKey },
       direct: { name: 'direct', url: rig.directUrl, key: rig.directKey },
@@ -206,7 +217,9 @@ async function main(): Promise<number> {
       const speed = speedTargets[s.name];
       if (ac.signal.aborted) { if (speed) missingHeadlines.push(`${speed} (${s.name}: aborted)`); continue; }
       if (o.only && !o.only.includes(s.name)) { if (speed) missingHeadlines.push(`${speed} (${s.name} not in --only)`); continue; }
-      const forced = (o.connSoak && s === connectionSoak) || (o.otel && s === otelScenario); // --soak, --otel: in quick mode too
+      // --soak, --otel and --slow-streams run theirs in quick mode too, as does --only naming slow-streams (its short form).
+      const forced = (o.connSoak && s === connectionSoak) || (o.otel && s === otelScenario)
+        || (s === slowStreams && (o.slow !== undefined || o.only?.includes(s.name) === true));
       if (!forced && ((o.mode === 'quick' && !s.quick) || (s === soak && o.soakMinutes === 0))) {
         notes.push(`${s.name}: skipped in ${o.mode} mode${o.mode === 'full' ? ' (--soak-minutes 0)' : ' (run with --full)'}.`);
         continue;
@@ -262,7 +275,7 @@ async function main(): Promise<number> {
   const dir = join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const stamp = date.toISOString().replace(/:/g, '').replace(/\.\d+Z$/, 'Z'); // ISO 8601 basic time: no ':' in file names
-  const file = join(dir, `${stamp}-${o.mode}${o.connSoak ? '-soak' : ''}${o.otel ? '-otel' : ''}${o.profile ? '-profile' : ''}.md`);
+  const file = join(dir, `${stamp}-${o.mode}${o.connSoak ? '-soak' : ''}${o.otel ? '-otel' : ''}${o.slow ? '-slow-streams' : ''}${o.profile ? '-profile' : ''}.md`);
   writeFileSync(file, report);
   console.log(report);
   log(`wrote ${relative(root, file)}`);

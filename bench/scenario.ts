@@ -15,6 +15,8 @@ export interface BenchContext {
   soakMinutes: number;
   /** How long the connection soak holds its idle connections (`--soak-seconds`, 10-70). */
   soakSeconds: number;
+  /** `--slow-streams N --slow-seconds S`: the many-long-streams scenario's size; undefined: its mode's default. */
+  slowStreams?: { streams: number; seconds: number };
   gateway: Target;
   /** The bare pass-through; it swaps the client's key for the simulator's, so this carries the gateway's key. */
   bare: Target;

@@ -1,5 +1,6 @@
 // `npm start`: the gateway on PORT (default 3000); with --with-simulator, the bundled vendor simulator beside it.
 // SWITCHYARD_WORKERS=N (or `auto`: one per core) runs N workers (node:cluster) on the same port and store.
+import './heap-growth.js'; // first: V8's heap headroom before anything is allocated
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { watch } from 'node:fs';

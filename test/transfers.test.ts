@@ -1,5 +1,6 @@
-// Large bodies both ways: uploads stream to the vendor from disk in bounded memory; a download the vendor cuts is cut
-// for the client at once (never a hang) and logged as a 502; a vendor's result URL on a private address is refused.
+// Large bodies both ways: uploads stream to the vendor from disk in bounded memory; a download the vendor cuts (or
+// stalls past the channel's idle_ms) is cut for the client (never a hang) and logged as a 502; a vendor's result
+// URL on a private address is refused.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type Server } from 'node:http';
@@ -56,6 +57,42 @@ test('a download the vendor cuts mid-file ends for the client at once, and is lo
     await eventually(() => stack.logs().some((l) => l.msg === 'request' && l.route === 'videos_content' && l.status === 502 && l.outcome === 'upstream_cut'));
   } finally {
     cutter.close();
+  }
+});
+
+test('a download the vendor stalls mid-file is cut after the channel\'s idle_ms, and is logged as a 502 with the reason', { timeout: 20_000 }, async () => {
+  const staller: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(10 << 20) });
+    res.write(Buffer.alloc(1 << 20)); // then nothing, with the connection left open
+  });
+  await new Promise<void>((r) => staller.listen(0, '127.0.0.1', r));
+  const channel = stack.gw.gateway.runtime.channel('sim_vidu')!;
+  const idleMs = channel.timeouts.idle_ms;
+  channel.timeouts.idle_ms = 400;
+  try {
+    const id = await completedVidu('stall');
+    const rec = (await stack.gw.gateway.tasks.get(id))!;
+    await stack.gw.gateway.tasks.save({ ...rec, result_urls: [`http://127.0.0.1:${(staller.address() as AddressInfo).port}/v.mp4`] });
+    const t0 = Date.now();
+    const outcome = await new Promise<{ status: number; bytes: number; complete: boolean }>((resolve) => {
+      let bytes = 0;
+      request(`${stack.url}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${key}` } }, (res) => {
+        res.on('data', (d: Buffer) => { bytes += d.length; });
+        res.on('end', () => resolve({ status: res.statusCode!, bytes, complete: true }));
+        res.on('error', () => resolve({ status: res.statusCode!, bytes, complete: false }));
+      }).end();
+    });
+    const took = Date.now() - t0;
+    assert.equal(outcome.status, 200);
+    assert.equal(outcome.complete, false, 'the client sees the cut');
+    assert.equal(outcome.bytes, 1 << 20);
+    assert.ok(took >= 400 && took < 5000, `ended after ${took} ms`);
+    await eventually(() => stack.logs().some((l) => l.msg === 'request' && l.route === 'videos_content' && l.status === 502
+      && l.outcome === 'upstream_cut' && /no bytes for 400 ms \(the channel's timeouts.idle_ms\)/.test(String(l.reason))));
+  } finally {
+    channel.timeouts.idle_ms = idleMs;
+    staller.closeAllConnections();
+    staller.close();
   }
 });
 

@@ -25,7 +25,7 @@ async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<number | un
   const headers: Record<string, string> = { 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) };
   for (const h of passHeaders) if (sent.response.headers[h]) headers[h] = String(sent.response.headers[h]);
   ex.res.writeHead(status, headers);
-  ex.ctx.outcome = await relayBody(ex.ctx, sent.response, ex.res);
+  ex.ctx.outcome = await relayBody(ex.ctx, sent.response, ex.res, sent.channel.timeouts.idle_ms);
   return status < 400 && ex.ctx.outcome === 'done' ? p.amount : undefined;
 }
 

@@ -39,12 +39,12 @@ export async function serveContent(ex: Exchange, c: Caller): Promise<void> {
   const headers: Record<string, string> = { 'cache-control': 'private, max-age=3600', 'x-switchyard-added-ms': addedMs(ctx).toFixed(3) };
   for (const h of passHeaders) if (upstream.headers[h]) headers[h] = String(upstream.headers[h]);
   res.writeHead(status, headers);
-  ctx.outcome = await relayBody(ctx, upstream, res);
-  if (ctx.outcome === 'upstream_cut') ctx.reason = `${from.what} cut the download before its end`;
+  ctx.outcome = await relayBody(ctx, upstream, res, from.idleMs);
+  if (ctx.outcome === 'upstream_cut') ctx.reason = `${from.what} cut the download before its end${ctx.reason ? `: ${ctx.reason}` : ''}`;
 }
 
 /** Where the bytes come from, as the operator's log names it: the vendor's content path, or the stored result URL. */
-interface Source { what: string; channel: string; timeoutMs: number }
+interface Source { what: string; channel: string; timeoutMs: number; idleMs: number }
 
 function source(ex: Exchange, rec: TaskRecord): Source {
   const channel = ex.g.runtime.channel(rec.channel);
@@ -53,6 +53,7 @@ function source(ex: Exchange, rec: TaskRecord): Source {
     what: viaPath ? `the content path of channel ${rec.channel}` : `the result URL of channel ${rec.channel}`,
     channel: rec.channel,
     timeoutMs: channel?.timeouts.first_byte_ms ?? 60000,
+    idleMs: channel?.timeouts.idle_ms ?? 120000,
   };
 }
 
