@@ -162,7 +162,9 @@ export async function startRig(o: RigOptions): Promise<Rig> {
     const gatewayKey = out.trim().split('\n').at(-1)!.trim();
     if (!gatewayKey.startsWith('sk-')) throw new Error(`token create printed no key:\n${out}`);
 
-    const prof = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
+    // SWITCHYARD_BENCH_GATEWAY_FLAGS: node flags for the gateway only (e.g. --max-semi-space-size=32), to measure a runtime setting against the same bare run.
+    const flags = process.env.SWITCHYARD_BENCH_GATEWAY_FLAGS?.split(' ').filter(Boolean) ?? [];
+    const prof = [...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), ...flags];
     const gateway = startNode('gateway', [...prof, 'dist/src/main.js'], gwEnv, o.pin ? GATEWAY_CPU : undefined, o.root, o.onCrash, o.verbose);
     started.push(gateway);
     const gatewayUrl = `http://127.0.0.1:${gwPort}`;

@@ -253,6 +253,7 @@ async function main(): Promise<number> {
       notes.push('Group rate limits are raised to 1e9 requests/min and max_inflight_tasks to 1e6 in a temp copy of channels.yaml (the shipped 600/min would throttle the load in a second); everything else is the repository config.');
       if (o.keepTmp) notes.push(`Temp dir kept: ${rig.tmp}`);
       else rmSync(rig.tmp, { recursive: true, force: true });
+      if (process.env.SWITCHYARD_BENCH_GATEWAY_FLAGS) notes.push(`Gateway started with node flags \`${process.env.SWITCHYARD_BENCH_GATEWAY_FLAGS}\` (SWITCHYARD_BENCH_GATEWAY_FLAGS): not how it ships.`);
     }
   }
   if (profileDir) {

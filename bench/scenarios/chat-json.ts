@@ -135,7 +135,7 @@ function summarize(gw: Runs, ba: Runs, di: Runs, seconds: number): Section {
     headline,
     perRun,
     notes: [
-      `${seconds} s per level per run after a warm-up; gateway, bare and direct interleaved run by run; body \`${chatBody().toString()}\`.`,
+      `${seconds} s per level per run after a warm-up; gateway, bare and direct interleaved run by run, their order rotated each run; body \`${chatBody().toString()}\`.`,
       'CPU per request = (utime + stime of the process, all threads, from /proc/<pid>/stat) ÷ completed requests, for the gateway in gateway runs and the bare proxy in bare runs.',
       `Gateway ÷ bare = the median of the per-run ratios: how many times the CPU a minimal node:http pass-through spends on the same request the gateway spends. The issue's target is ≤ ${cpuRatioTarget}× at 64 connections (it replaces the old absolute ≤ 150 µs); 1 connection is shown for reference.`,
       `The two share CPU 0 but are loaded one at a time: during a run the idle one used a median ${idle(gw)} of CPU in gateway runs (the bare proxy) and ${idle(ba)} in bare runs (the gateway: its timers and background work), against ${seconds * 1000} ms of the core.`,

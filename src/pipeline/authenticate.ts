@@ -19,13 +19,18 @@ function keyOf(ex: Exchange, m: Matched): string {
   if (!header && typeof alt === 'string' && alt.trim()) return alt.trim();
   const inQuery = !header && m.route.keyQuery ? queryOf(ex.ctx.url)[m.route.keyQuery]?.trim() : undefined;
   if (inQuery) return inQuery;
-  const hint = ['Authorization: Bearer <key>', m.route.keyHeader && `${m.route.keyHeader}: <key>`, m.route.keyQuery && `?${m.route.keyQuery}=<key>`]
-    .filter(Boolean).join(' or ');
-  if (!header) throw new GatewayError('invalid_api_key', `Missing API key: send ${hint}`);
-  const key = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!key) throw new GatewayError('invalid_api_key', `Malformed Authorization header: expected ${hint}`);
+  if (!header) throw new GatewayError('invalid_api_key', `Missing API key: send ${hint(m)}`);
+  const key = bearer.exec(header);
+  if (!key) throw new GatewayError('invalid_api_key', `Malformed Authorization header: expected ${hint(m)}`);
   return key[1];
 }
+
+const bearer = /^Bearer\s+(\S+)\s*$/i;
+
+/** How a key may be sent on this route: built only for a refusal, never on the way of an accepted request. */
+const hint = (m: Matched) =>
+  ['Authorization: Bearer <key>', m.route.keyHeader && `${m.route.keyHeader}: <key>`, m.route.keyQuery && `?${m.route.keyQuery}=<key>`]
+    .filter(Boolean).join(' or ');
 
 /**
  * The operator's key, compared in constant time (as digests, so the key's length leaks nothing either). A client

@@ -11,18 +11,20 @@ import type { Exchange } from '../pipeline/exchange.js';
 export async function readUpstreamJson(ex: Exchange, sent: Sent, maxBytes: number, setting?: string): Promise<{ raw: Buffer; parsed: unknown }> {
   const t0 = performance.now();
   let raw: Buffer;
-  const answer = `the answer of channel ${sent.channel.id} (HTTP ${sent.response.statusCode})`;
   try {
     raw = await readLimited(sent.response, maxBytes, sent.channel.timeouts.idle_ms);
   } catch (err) {
     const large = err instanceof BodyTooLarge;
     const why = large ? `is over ${maxBytes} bytes${setting ? ` (${setting})` : ''}` : `could not be read: ${(err as Error).message} (the channel's timeouts.idle_ms bounds a pause)`;
-    throw new GatewayError('bad_response_body', `Bad upstream response body: ${large ? (err as Error).message : 'upstream body is not valid JSON'}`).because(`${answer} ${why}`);
+    throw new GatewayError('bad_response_body', `Bad upstream response body: ${large ? (err as Error).message : 'upstream body is not valid JSON'}`).because(`${answerOf(sent)} ${why}`);
   }
   ex.ctx.upstreamMs += performance.now() - t0;
   try {
     return { raw, parsed: JSON.parse(raw.toString('utf8')) };
   } catch {
-    throw new GatewayError('bad_response_body', 'Bad upstream response body: upstream body is not valid JSON').because(`${answer} is not JSON (${raw.length} bytes)`);
+    throw new GatewayError('bad_response_body', 'Bad upstream response body: upstream body is not valid JSON').because(`${answerOf(sent)} is not JSON (${raw.length} bytes)`);
   }
 }
+
+/** Named only in a refusal: no string is built for an answer that reads fine. */
+const answerOf = (sent: Sent) => `the answer of channel ${sent.channel.id} (HTTP ${sent.response.statusCode})`;
