@@ -7,12 +7,13 @@ import { describeOne, type SchemaRegistry } from './schema-registry.js';
 import { resolveEnv } from './env-refs.js';
 import { sharedPathProblem } from './shared-paths.js';
 import type { Diagnostic } from './diagnostics.js';
-import { compileTransform, TransformError } from '../transform/compile-transform.js';
+import { dialectSlots, parseSlots, routeTransformsLayer, transformsLayer } from './transform-slots.js';
 import { upgradeConfig } from './upgrade.js';
 import { priceInputRules } from './price-input-rules.js';
 import { probeRules } from './probe-rules.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
 import { insteadOfRules } from './instead-of-rules.js';
+import { actionRules, routeDialectRules } from './route-rules.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
 import { extendsOf, mergeVendors, readVendorFiles } from './vendor-files.js';
 import { mergeDialects, readDialectFiles } from './dialect-files.js';
@@ -249,65 +250,12 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
   }
 }
 
-/** A route's dialect must have a client side; `store` needs one with `conversation`; policies need their parts. */
-function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][number], p: string, at: Report): void {
-  const d = r.dialect ? routes.dialects?.[r.dialect] : undefined;
-  if (r.dialect && !d) at('error', `${p}/dialect`, `unknown dialect "${r.dialect}": not in \`dialects\`, and no file dialects/${r.dialect}.yaml`);
-  else if (r.dialect && !d?.client) at('error', `${p}/dialect`, `dialect "${r.dialect}" has no \`client\` side`);
-  if (r.store && r.policy === 'stream' && !d?.client?.conversation) at('error', `${p}/store`, 'a stream route with `store` needs a dialect whose client side has `conversation`');
-  if (r.policy === 'stored' && !r.store) at('error', p, 'policy `stored` needs `store` (the namespace it reads)');
-  if (r.policy === 'count_tokens' && !r.answer) at('error', p, 'policy `count_tokens` needs `answer`');
-}
-
-const actions: Partial<Record<string, string[]>> = {
-  admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke', 'usage', 'tasks', 'channels', 'reload'],
-  billing: ['subscription', 'usage'],
-};
-
-/** The admin and billing policies name an action of theirs; the admin API takes the operator's key and nothing else. */
-function actionRules(r: RoutesFile['routes'][number], p: string, at: Report): void {
-  if ((r.policy === 'admin') !== (r.auth === 'admin')) {
-    at('error', `${p}/auth`, r.policy === 'admin' ? 'policy `admin` needs `auth: admin`' : '`auth: admin` is for policy `admin` only');
-  }
-  const allowed = actions[r.policy];
-  if (!allowed) { if (r.action) at('error', `${p}/action`, `policy \`${r.policy}\` takes no \`action\``); return; }
-  if (!r.action || !allowed.includes(r.action)) at('error', `${p}/action`, `policy \`${r.policy}\` needs \`action\`, one of: ${allowed.join(', ')}`);
-}
-
 function authRules(auth: NonNullable<Channel['auth']>, p: string, at: Report): void {
   if (!auth.scheme) { at('error', p, 'auth.scheme is required (set it here or in the template)'); return; }
   if ((auth.scheme === 'jwt_hs256' || auth.scheme === 'hmac_v4') && !auth.secret) at('error', p, `scheme "${auth.scheme}" needs secret`);
   if (auth.scheme === 'hmac_v4' && (!auth.region || !auth.service)) at('error', p, 'scheme "hmac_v4" needs region and service');
   if (auth.scheme !== 'none' && !auth.key) at('error', p, `scheme "${auth.scheme}" needs key`);
   if (auth.scheme === 'header' && !auth.header) at('error', p, 'scheme "header" needs header');
-}
-
-const jsonataSlots = ['request', 'response', 'chunk', 'path_expr', 'model_expr', 'answer', 'error_answer', 'list_answer', 'resolve'];
-
-/** Parses every JSONata slot found in an object tree (operations, poll blocks, task routes). */
-function parseSlots(node: unknown, base: string, at: (p: string, m: string) => void, slots = jsonataSlots): void {
-  if (!node || typeof node !== 'object') return;
-  for (const [k, v] of Object.entries(node)) {
-    if (typeof v === 'string' && slots.includes(k)) {
-      try { compileTransform(v, 50); } catch (e) {
-        if (e instanceof TransformError) at(`${base}/${k}`, e.message);
-        else throw e;
-      }
-    } else if (v && typeof v === 'object' && k !== 'status_map') parseSlots(v, `${base}/${k}`, at, slots);
-  }
-}
-
-const dialectSlots = ['functions', 'request', 'response', 'conversation', 'error', 'init', 'event', 'end'];
-
-function routeTransformsLayer(routes: RoutesFile, at: (p: string, m: string) => void): void {
-  routes.routes.forEach((r, i) => parseSlots(r, `/routes/${i}`, at));
-  for (const [name, d] of Object.entries(routes.dialects ?? {})) parseSlots(d, `/dialects/${name}`, at, dialectSlots);
-}
-
-function transformsLayer(channels: ChannelsFile, at: (p: string, m: string) => void): void {
-  const visit = (ops: Record<string, unknown> | undefined, base: string) => parseSlots(ops, base, at);
-  channels.channels.forEach((c, i) => visit(c.operations as never, `/channels/${i}/operations`));
-  for (const [name, t] of Object.entries(channels.templates ?? {})) visit(t.operations as never, `/templates/${name}/operations`);
 }
 
 function envLayer(channels: ChannelsFile, env: NodeJS.ProcessEnv, unset: Record<string, string[]>, at: Report): ResolvedChannel[] {

@@ -6,7 +6,6 @@ import type { CheckedConfig, ResolvedChannel } from './check.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import { compileTransform } from '../transform/compile-transform.js';
 import { defaultLimits, defaultServerLimits, defaultTaskSettings, defaultTimeouts, type CompiledChannel, type CompiledDialect, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
-import type { Channel } from '../types/generated/channels.js';
 import type { RouteLimits, Route } from '../types/generated/routes.js';
 import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
