@@ -1,7 +1,7 @@
 // Quota ledger in Redis: each movement is one Lua script that checks and moves the balance atomically.
 // Open reservations are kept too, with the process that holds them, so a sweep can refund the reservations of a
 // process that died and a settle never trusts its caller for the amount.
-import { clampCharge, closeTags, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { LuaScript, type RedisClient } from './redis-client.js';
 import { groupCells, hourMs, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 

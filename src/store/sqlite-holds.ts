@@ -21,7 +21,7 @@ export class SqliteHolds implements HoldBackend {
   private readonly host = hostname();
 
   /** `rollup`: the ledger's usage rollup, written in the same transaction as the entries it sums. */
-  constructor(private readonly db: StateDb, private readonly rollup: SqliteUsage) {
+  constructor(db: StateDb, private readonly rollup: SqliteUsage) {
     db.exec(schema);
     this.s = {
       register: db.prepare('INSERT INTO quota_owners (owner, host, pid, beat_at) VALUES (?, ?, ?, ?) ON CONFLICT(owner) DO UPDATE SET beat_at = excluded.beat_at'),
