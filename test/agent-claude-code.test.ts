@@ -8,22 +8,19 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startStack, type Stack } from './helpers/stack.js';
-import { agents, captureFront, installAgent, runAgent, type Capture } from './helpers/agents.js';
+import type { Stack } from './helpers/stack.js';
+import { agents, agentStack, installAgent, runAgent, skipUnlessInstalled, type Capture } from './helpers/agents.js';
 import { chatShape, keepGolden, messagesShape, normalise } from './helpers/agent-golden.js';
 
 const install = installAgent(agents.claude);
-const skip = install.bin ? false : process.env.CI ? false : `Claude Code could not be installed: ${install.problem}`;
+const skip = skipUnlessInstalled(install, 'Claude Code');
 let stack: Stack;
 let front: Capture;
 let key: string;
 
 before(async () => {
   if (skip) return;
-  assert.ok(install.bin, install.problem);
-  stack = await startStack();
-  front = await captureFront(stack.url);
-  ({ key } = await stack.token({ quota: 10_000_000 }));
+  ({ stack, front, key } = await agentStack(install));
 });
 after(async () => { await front?.close(); await stack?.close(); });
 

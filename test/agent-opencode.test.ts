@@ -10,12 +10,12 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack, type Stack } from './helpers/stack.js';
-import { agents, captureFront, installAgent, runAgent, type Capture } from './helpers/agents.js';
+import { agents, agentStack, installAgent, runAgent, skipUnlessInstalled, type Capture } from './helpers/agents.js';
 import { quickTaskConfig } from './helpers/child-gateway.js';
 import { keepGolden, normalise } from './helpers/agent-golden.js';
 
 const install = installAgent(agents.opencode);
-const skip = install.bin ? false : process.env.CI ? false : `opencode could not be installed: ${install.problem}`;
+const skip = skipUnlessInstalled(install, 'opencode');
 const model = 'gpt-4o-mini'; // max_output_tokens 16384 (vendors/openai.yaml)
 let stack: Stack;
 let front: Capture;
@@ -24,10 +24,7 @@ let work: string;
 
 before(async () => {
   if (skip) return;
-  assert.ok(install.bin, install.problem);
-  stack = await startStack();
-  front = await captureFront(stack.url);
-  ({ key } = await stack.token({ quota: 10_000_000 }));
+  ({ stack, front, key } = await agentStack(install));
   work = realpathSync(mkdtempSync(join(tmpdir(), 'switchyard-opencode-')));
   writeFileSync(join(work, 'opencode.json'), JSON.stringify(settings(`${front.url}/v1`, key), null, 2));
   writeFileSync(join(work, 'notes.txt'), 'hello from notes\n');

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { startStack, type Stack, type StackOptions } from './stack.js';
 
 export interface AgentPackage {
   /** The npm package and the version the tests pin (the issue's table names them). */
@@ -98,4 +100,20 @@ export async function captureFront(target: string): Promise<Capture> {
     requests,
     close: () => new Promise((r) => { server.close(() => r()); server.closeAllConnections(); }),
   };
+}
+
+/** Why an agent's tests skip: only outside CI, when its install failed (in CI they run and fail instead). */
+export function skipUnlessInstalled(install: { bin?: string; problem?: string }, name: string): string | false {
+  return install.bin || process.env.CI ? false : `${name} could not be installed: ${install.problem}`;
+}
+
+export interface AgentStack { stack: Stack; front: Capture; key: string }
+
+/** What every agent test runs against: the gateway with its simulator, a capture in front, a token with quota. */
+export async function agentStack(install: { bin?: string; problem?: string }, options?: StackOptions): Promise<AgentStack> {
+  assert.ok(install.bin, install.problem);
+  const stack = await startStack(options);
+  const front = await captureFront(stack.url);
+  const { key } = await stack.token({ quota: 10_000_000 });
+  return { stack, front, key };
 }
