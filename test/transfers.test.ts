@@ -38,18 +38,8 @@ test('a download the vendor cuts mid-file ends for the client at once, and is lo
   });
   await new Promise<void>((r) => cutter.listen(0, '127.0.0.1', r));
   try {
-    const id = await completedVidu('cut');
-    const rec = (await stack.gw.gateway.tasks.get(id))!;
-    await stack.gw.gateway.tasks.save({ ...rec, result_urls: [`http://127.0.0.1:${(cutter.address() as AddressInfo).port}/v.mp4`] });
     const t0 = Date.now();
-    const outcome = await new Promise<{ status: number; bytes: number; complete: boolean }>((resolve) => {
-      let bytes = 0;
-      request(`${stack.url}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${key}` } }, (res) => {
-        res.on('data', (d: Buffer) => { bytes += d.length; });
-        res.on('end', () => resolve({ status: res.statusCode!, bytes, complete: true }));
-        res.on('error', () => resolve({ status: res.statusCode!, bytes, complete: false }));
-      }).end();
-    });
+    const outcome = await downloadFrom(await completedVidu('cut'), cutter);
     assert.equal(outcome.status, 200);
     assert.equal(outcome.complete, false, 'the client sees the cut');
     assert.ok(outcome.bytes >= 1 << 20 && outcome.bytes < 10 << 20);
@@ -70,18 +60,8 @@ test('a download the vendor stalls mid-file is cut after the channel\'s idle_ms,
   const idleMs = channel.timeouts.idle_ms;
   channel.timeouts.idle_ms = 400;
   try {
-    const id = await completedVidu('stall');
-    const rec = (await stack.gw.gateway.tasks.get(id))!;
-    await stack.gw.gateway.tasks.save({ ...rec, result_urls: [`http://127.0.0.1:${(staller.address() as AddressInfo).port}/v.mp4`] });
     const t0 = Date.now();
-    const outcome = await new Promise<{ status: number; bytes: number; complete: boolean }>((resolve) => {
-      let bytes = 0;
-      request(`${stack.url}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${key}` } }, (res) => {
-        res.on('data', (d: Buffer) => { bytes += d.length; });
-        res.on('end', () => resolve({ status: res.statusCode!, bytes, complete: true }));
-        res.on('error', () => resolve({ status: res.statusCode!, bytes, complete: false }));
-      }).end();
-    });
+    const outcome = await downloadFrom(await completedVidu('stall'), staller);
     const took = Date.now() - t0;
     assert.equal(outcome.status, 200);
     assert.equal(outcome.complete, false, 'the client sees the cut');
@@ -160,3 +140,17 @@ test('a multipart part without a name, or named __proto__, is a 400 (it once thr
   }
   assert.equal((await fetch(`${stack.url}/healthz`)).status, 200);
 });
+
+/** A finished task's content, its result file served by `origin`: what the client got and whether it ended whole. */
+async function downloadFrom(id: string, origin: Server): Promise<{ status: number; bytes: number; complete: boolean }> {
+  const rec = (await stack.gw.gateway.tasks.get(id))!;
+  await stack.gw.gateway.tasks.save({ ...rec, result_urls: [`http://127.0.0.1:${(origin.address() as AddressInfo).port}/v.mp4`] });
+  return new Promise((resolve) => {
+    let bytes = 0;
+    request(`${stack.url}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${key}` } }, (res) => {
+      res.on('data', (d: Buffer) => { bytes += d.length; });
+      res.on('end', () => resolve({ status: res.statusCode!, bytes, complete: true }));
+      res.on('error', () => resolve({ status: res.statusCode!, bytes, complete: false }));
+    }).end();
+  });
+}
