@@ -150,3 +150,13 @@ export function summarize(results: StreamResult[]): StreamSummary {
   const [gapP50, gapP99] = percentiles(gaps, [50, 99]);
   return { streams: results.length, failed, errors, ttfbP50, ttfbP99, gapP50, gapP99, burstShare: gapsN ? bursts / gapsN : NaN, maxGap };
 }
+
+/** The largest number of streams that had sent their first event and not yet ended, at any one time. */
+export function peakOpen(results: StreamResult[]): number {
+  const marks: [number, number][] = [];
+  for (const r of results) if (Number.isFinite(r.firstAt)) marks.push([r.firstAt, 1], [r.endedAt, -1]);
+  marks.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0, peak = 0;
+  for (const [, d] of marks) { open += d; if (open > peak) peak = open; }
+  return peak;
+}

@@ -2,7 +2,7 @@
 // a second), the way coding agents keep streams open. None may fail; the gateway may widen the p99 gap between two
 // events by at most 50 ms over the same load sent straight to the simulator; its RSS is reported.
 import { Agent } from 'node:http';
-import { runStream, summarize, type StreamResult } from '../sse-client.js';
+import { peakOpen, runStream, summarize, type StreamResult } from '../sse-client.js';
 import type { BenchContext, Foreign, Row, Scenario, Section, Target } from '../scenario.js';
 import { cpuSeconds, openFileLimit, RssSampler, rssBytes } from '../proc-stats.js';
 import { fmt, fmtInt, percentiles } from '../stats.js';
@@ -66,16 +66,6 @@ async function loopLag(t: Target): Promise<{ p99: number; max: number }> {
 }
 
 const share = (f: Foreign | undefined) => (f ? `${fmt(Math.max(0, f.gatewayCore) * 100, 0)} % / ${fmt(Math.max(0, f.clientCore) * 100, 0)} %` : undefined);
-
-/** The largest number of streams that had sent their first event and not yet ended, at any one time. */
-function peakOpen(results: StreamResult[]): number {
-  const marks: [number, number][] = [];
-  for (const r of results) if (Number.isFinite(r.firstAt)) marks.push([r.firstAt, 1], [r.endedAt, -1]);
-  marks.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0, peak = 0;
-  for (const [, d] of marks) { open += d; if (open > peak) peak = open; }
-  return peak;
-}
 
 async function hold(ctx: BenchContext, t: Target, n: number, events: number, pid?: number): Promise<Held> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });

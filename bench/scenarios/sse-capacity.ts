@@ -1,6 +1,6 @@
 // Concurrent-stream capacity: ramps the number of long streams held open at once until one stalls or fails.
 import { Agent } from 'node:http';
-import { runStream, summarize, type StreamResult } from '../sse-client.js';
+import { peakOpen, runStream, summarize, type StreamResult } from '../sse-client.js';
 import type { BenchContext, Row, Scenario, Section, Target } from '../scenario.js';
 import { fmt, fmtInt } from '../stats.js';
 import { sseBody } from './sse.js';
@@ -12,16 +12,6 @@ const batch = 50; // streams opened per step of the ramp, so connects do not ove
 const stepMs = 50; // 1,000 connects a second: faster, and the client's own core (shared with the simulator) queues them
 
 interface Level { n: number; held: boolean; peakOpen: number; maxGap: number; ttfbP99: number; failed: number; errors: string; emfile: boolean }
-
-/** The largest number of streams that had sent their first event and not yet ended, at any one time. */
-function peakOpen(results: StreamResult[]): number {
-  const marks: [number, number][] = [];
-  for (const r of results) if (Number.isFinite(r.firstAt)) marks.push([r.firstAt, 1], [r.endedAt, -1]);
-  marks.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0, peak = 0;
-  for (const [, d] of marks) { open += d; if (open > peak) peak = open; }
-  return peak;
-}
 
 async function hold(ctx: BenchContext, t: Target, n: number): Promise<Level> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
