@@ -2,7 +2,7 @@
 // and the per-process connection cap raised for the connection soak.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isSeq, parseDocument, type Document } from 'yaml';
+import { parseDocument, type Document } from 'yaml';
 
 /** Far above anything one token can send here, yet a real limit, so the limiter's cost stays in the measurement. */
 export const benchRateLimit = { requests: 1_000_000_000, window_s: 60 };
