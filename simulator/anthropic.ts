@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Fault } from './control.js';
 import { playSteps, type Step } from './stream-steps.js';
 import { type Directives, intDirective, parseDirectives, toolArgFragments } from './directives.js';
-import { type Ctx, type Route, echoed, sendJson, sleep, write } from './http.js';
+import { type Ctx, type Route, echoed, sendJson, sleep } from './http.js';
 
 /** The versions Anthropic documents; anything else is refused like the real API does. */
 export const ANTHROPIC_VERSIONS = ['2023-06-01', '2023-01-01'];

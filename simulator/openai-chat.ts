@@ -2,7 +2,7 @@
 import { playSteps, type Step } from './stream-steps.js';
 import { type Directives, flagDirective, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import {
-  type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError, write,
+  type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError,
 } from './http.js';
 
 interface ChatMessage {

@@ -1,7 +1,6 @@
 // Billing: every request is charged exactly once at the channels.yaml price, and failures refund the whole reservation.
 import { test as nodeTest, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import type OpenAI from 'openai';
 import { startStack, eventually, type Stack } from './helpers/stack.js';
 import { client, post, chatUrl, assertShapeA, ledgerOf, logLineOf, expectedCharge, shippedPrice } from './helpers/api.js';

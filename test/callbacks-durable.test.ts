@@ -1,6 +1,5 @@
 // A callback the client's endpoint refused is retried from the store: a gateway restart does not lose it.
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startStack, eventually } from './helpers/stack.js';

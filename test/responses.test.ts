@@ -3,8 +3,6 @@
 // (compat-chat: a vendor that speaks only chat completions); OpenAI's own models take them natively (at the end).
 import { test as nodeTest, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { parse } from 'yaml';
 import type OpenAI from 'openai';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText, tool, jsonSchema, stepCountIs, type ModelMessage } from 'ai';

@@ -1,8 +1,6 @@
 // Helpers for the Messages dialect tests: the official Anthropic client on the gateway, named SSE events, the
 // shipped prices, and a one-request ledger check.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { parse } from 'yaml';
 import Anthropic from '@anthropic-ai/sdk';
 import type { LoggedRequest } from '../../simulator/control.js';
 import { eventually, type Stack } from './stack.js';
