@@ -5,7 +5,7 @@ import { GatewayError } from '../http/errors.js';
 import { addedMs } from '../pipeline/context.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { send, UpstreamFailure, type Target } from '../transport/http-client.js';
-import type { CompiledChannel } from '../config/runtime.js';
+import { defaultTimeouts, type CompiledChannel } from '../config/runtime.js';
 import { channelTarget } from '../transport/channel-target.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { relayBody } from '../transport/relay-body.js';
@@ -52,8 +52,8 @@ function source(ex: Exchange, rec: TaskRecord): Source {
   return {
     what: viaPath ? `the content path of channel ${rec.channel}` : `the result URL of channel ${rec.channel}`,
     channel: rec.channel,
-    timeoutMs: channel?.timeouts.first_byte_ms ?? 60000,
-    idleMs: channel?.timeouts.idle_ms ?? 120000,
+    timeoutMs: channel?.timeouts.first_byte_ms ?? defaultTimeouts.first_byte_ms,
+    idleMs: channel?.timeouts.idle_ms ?? defaultTimeouts.idle_ms,
   };
 }
 
