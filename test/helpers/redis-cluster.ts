@@ -94,7 +94,10 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
         const states = await Promise.all(live().map((n) => send(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
         // Replicas count once they are in sync: a replica still loading its master's data cannot take over.
         const repl = await Promise.all(live().map((n) => send(n.port, ['INFO', 'replication']).then(String, () => '')));
-        const ok = states.every((s) => s.includes('cluster_state:ok')) && repl.every((r) => !r.includes('role:slave') || r.includes('master_link_status:up'));
+        // Every live node beyond the masters must already be a replica: right after `--cluster create` a replica may
+        // still be a slotless master, and one killed master's data would then be lost whole, not just its last writes.
+        const synced = repl.filter((r) => r.includes('role:slave') && r.includes('master_link_status:up')).length;
+        const ok = states.every((s) => s.includes('cluster_state:ok')) && synced === live().length - masters;
         if (ok && (await masterPorts().catch(() => [])).length === masters) return;
         if (Date.now() > until) throw new Error(`cluster not healthy within ${ms} ms`);
         await sleep(100);
