@@ -1,7 +1,9 @@
 // Connections to a shared Redis server or a Redis Cluster, and Lua scripts run by their SHA-1 so each call sends only the hash.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createClient, createCluster } from '@keyv/redis';
 import { watchCluster, type ClusterWatch } from './redis-cluster.js';
+import { tlsPreflight } from './tls-preflight.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 export type RedisCluster = ReturnType<typeof createCluster>;
@@ -18,16 +20,34 @@ const reconnecting = (uri: string, everReady: () => boolean) => (retries: number
   ? new Error(`cannot connect to ${redactUri(uri)}`)
   : Math.min(50 * 2 ** retries, 2000));
 
+/**
+ * TLS settings of a `rediss://` or `rediss-cluster://` store beyond the system's CAs, read from the files named by
+ * SWITCHYARD_STORE_TLS_CA (a private CA, PEM), SWITCHYARD_STORE_TLS_CERT and _KEY (a client certificate, for servers
+ * with `tls-auth-clients yes`, Redis's default). Read at connect, so a bad path fails the start, naming the variable.
+ */
+export function storeTlsFiles(env: NodeJS.ProcessEnv = process.env): { ca?: Buffer; cert?: Buffer; key?: Buffer } {
+  const read = (name: string) => {
+    const path = env[name];
+    if (!path) return undefined;
+    try { return readFileSync(path); } catch (err) { throw new Error(`${name}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`); }
+  };
+  const files = { ca: read('SWITCHYARD_STORE_TLS_CA'), cert: read('SWITCHYARD_STORE_TLS_CERT'), key: read('SWITCHYARD_STORE_TLS_KEY') };
+  if (Boolean(files.cert) !== Boolean(files.key)) throw new Error('SWITCHYARD_STORE_TLS_CERT and SWITCHYARD_STORE_TLS_KEY go together');
+  return Object.fromEntries(Object.entries(files).filter(([, v]) => v)) as { ca?: Buffer; cert?: Buffer; key?: Buffer };
+}
+
 /** Connects to `uri` (redis://[user:pass@]host:port[/db], rediss:// for TLS, or redis-cluster:// / rediss-cluster://
  * with a comma-separated list of nodes); rejects when the server is unreachable. */
 export async function connectRedis(uri: string): Promise<RedisConnection> {
   if (isClusterUri(uri)) return connectCluster(uri);
   let everReady = false;
+  const tls = uri.startsWith('rediss://') ? storeTlsFiles() : {};
+  if (uri.startsWith('rediss://')) await firstAnswering(uri, [hostPort(uri)], tls);
   const client = createClient({
     url: uri,
     disableOfflineQueue: true,
     // At startup an unreachable server is a configuration error (fail fast); later, keep reconnecting.
-    socket: { connectTimeout: 5000, reconnectStrategy: reconnecting(uri, () => everReady) },
+    socket: { ...tls, connectTimeout: 5000, reconnectStrategy: reconnecting(uri, () => everReady) },
   });
   client.on('ready', () => { everReady = true; });
   // node-redis emits 'error' on every failed (re)connect; without a listener that would crash the process.
@@ -61,24 +81,48 @@ export function parseClusterUri(uri: string): { tls: boolean; username?: string;
 
 async function connectCluster(uri: string): Promise<RedisConnection> {
   const { tls, username, password, nodes } = parseClusterUri(uri);
+  const files = tls ? storeTlsFiles() : {};
+  if (tls) await firstAnswering(uri, nodes, files);
   let everReady = false;
   const cluster = createCluster({
     rootNodes: nodes.map((n) => ({ socket: { host: n.host, port: n.port } })),
     // Every node's connection (found from the cluster's own slot map) gets the credentials, TLS and fail-fast queue.
     defaults: {
       username, password, disableOfflineQueue: true,
-      socket: { tls, connectTimeout: 5000, reconnectStrategy: reconnecting(uri, () => everReady) },
+      socket: { tls, ...files, connectTimeout: 5000, reconnectStrategy: reconnecting(uri, () => everReady) },
     },
     // A failover can take a few seconds of MOVED / CLUSTERDOWN answers.
     maxCommandRedirections: 32,
   });
-  cluster.on('error', () => {});
-  cluster.on('node-error', () => {});
-  await cluster.connect();
+  // The client's own failure says only that no root node answered; the last node's error says why (TLS, auth, …).
+  let lastNodeError: Error | undefined;
+  const note = (err: Error) => { if (!everReady) lastNodeError = err; };
+  cluster.on('error', note);
+  cluster.on('node-error', note);
+  try {
+    await cluster.connect();
+  } catch (err) {
+    const why = lastNodeError && lastNodeError.message !== (err as Error).message ? ` (${lastNodeError.message})` : '';
+    throw new Error(`cannot connect to ${redactUri(uri)}: ${(err as Error).message}${why}`, { cause: err });
+  }
   everReady = true;
   const c = cluster as unknown as RedisCluster;
   return { client: cluster as unknown as RedisClient, cluster: c, watch: watchCluster(c) };
 }
+
+/** Resolves when one of `nodes` answers over TLS; else rejects with the last node's TLS error, naming the store. */
+async function firstAnswering(uri: string, nodes: { host: string; port: number }[], files: ReturnType<typeof storeTlsFiles>): Promise<void> {
+  let last: Error | undefined;
+  for (const n of nodes) {
+    try { return await tlsPreflight(n.host, n.port, files); } catch (err) { last = err as Error; }
+  }
+  throw new Error(`cannot connect to ${redactUri(uri)}: ${last?.message}`, { cause: last });
+}
+
+const hostPort = (uri: string) => {
+  const u = new URL(uri);
+  return { host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || 6379) };
+};
 
 /** The URI without its password, for logs. */
 export function redactUri(uri: string): string {

@@ -1,11 +1,12 @@
 // Starts a throwaway Redis Cluster on loopback for a test file: `masters` nodes holding the slots, each with
 // `replicas` replicas, from Debian's redis-server and `redis-cli --cluster create`; stops it afterwards.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { freePort } from './ports.js';
+import type { TestCerts } from './tls-certs.js';
 
 export interface ClusterNode { port: number; child: ChildProcess; exited: boolean }
 export interface RedisClusterServer {
@@ -24,22 +25,33 @@ export interface RedisClusterServer {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function send(port: number, args: string[]): Promise<unknown> {
-  const c = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: false, connectTimeout: 1000 } });
-  c.on('error', () => {});
-  await c.connect();
-  try { return await c.sendCommand(args); } finally { c.destroy(); }
-}
+/** One command on one node, over TLS with the test's client certificate when the cluster speaks only TLS. */
+const sender = (certs?: TestCerts) => {
+  const tls = certs ? { tls: true as const, ca: readFileSync(certs.ca), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) } : {};
+  return async (port: number, args: string[]): Promise<unknown> => {
+    const c = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: false, connectTimeout: 1000, ...tls } });
+    c.on('error', () => {});
+    await c.connect();
+    try { return await c.sendCommand(args); } finally { c.destroy(); }
+  };
+};
 
-export async function startRedisCluster(opts: { masters?: number; replicas?: number } = {}): Promise<RedisClusterServer> {
+/** TLS only, on client and cluster-bus ports and replication; clients must show a certificate of the CA (Redis's default). */
+const tlsArgs = (port: number, c: TestCerts) => ['--port', '0', '--tls-port', String(port), '--tls-cluster', 'yes', '--tls-replication', 'yes',
+  '--tls-cert-file', c.serverCert, '--tls-key-file', c.serverKey, '--tls-ca-cert-file', c.ca, '--tls-auth-clients', 'yes'];
+
+/** `tls`: every node speaks only TLS (`rediss-cluster://`), with these certificates. */
+export async function startRedisCluster(opts: { masters?: number; replicas?: number; tls?: TestCerts } = {}): Promise<RedisClusterServer> {
   const masters = opts.masters ?? 3;
   const replicas = opts.replicas ?? 0;
+  const send = sender(opts.tls);
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-cluster-'));
   const nodes: ClusterNode[] = [];
   for (let i = 0; i < masters * (1 + replicas); i++) {
     const [port, bus] = [await freePort(), await freePort()];
     // No persistence; a short node timeout so a dead master's replica takes over within about two seconds.
-    const child = spawn('redis-server', ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1',
+    const listen = opts.tls ? tlsArgs(port, opts.tls) : ['--port', String(port)];
+    const child = spawn('redis-server', [...listen, '--cluster-port', String(bus), '--bind', '127.0.0.1',
       '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '1000',
       // A replica may always take over, however long ago it last heard from its master (the test kills masters young).
       '--cluster-replica-validity-factor', '0',
@@ -65,7 +77,8 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
         await sleep(30);
       }
     }
-    const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
+    const cliTls = opts.tls ? ['--tls', '--cacert', opts.tls.ca, '--cert', opts.tls.clientCert, '--key', opts.tls.clientKey] : [];
+    const created = spawnSync('redis-cli', [...cliTls, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
       '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
   } catch (err) {
@@ -81,7 +94,7 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
     }).map((f) => Number(f[1].split('@')[0].split(':').pop()));
   };
   const server: RedisClusterServer = {
-    uri: `redis-cluster://${nodes.slice(0, 3).map((n) => `127.0.0.1:${n.port}`).join(',')}`,
+    uri: `${opts.tls ? 'rediss' : 'redis'}-cluster://${nodes.slice(0, 3).map((n) => `127.0.0.1:${n.port}`).join(',')}`,
     nodes,
     command: send,
     masterPorts,
