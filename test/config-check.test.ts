@@ -148,3 +148,11 @@ test('an operator adds a request schema in the config directory, without touchin
   const { SchemaRegistry } = await import('../src/config/schema-registry.js');
   assert.throws(() => new SchemaRegistry(join(projectRoot, 'schemas'), [join(dir, 'schemas', 'api')]), /already exists/);
 });
+
+test('traces name each vendor by OpenTelemetry\'s well-known value where it has one (telemetry_provider), else by its vendor file', async () => {
+  const { loadRuntime } = await import('../src/config/load-config.js');
+  const { providerOf } = await import('../src/tracing/attributes.js');
+  const channels = loadRuntime(projectRoot, cleanEnv()).runtime.channels;
+  const provider = (id: string) => providerOf(channels.find((c) => c.id === id)!)['gen_ai.provider.name'];
+  assert.deepEqual(['sim_openai', 'sim_anthropic', 'sim_gemini', 'sim_kling'].map(provider), ['openai', 'anthropic', 'gcp.gemini', 'kling']);
+});

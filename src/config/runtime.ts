@@ -142,7 +142,7 @@ export interface CompiledOperation {
 
 export interface CompiledChannel {
   id: string;
-  /** The vendor file or template it extends first (traces name it as the GenAI provider). */
+  /** Its vendor as traces name the GenAI provider: `telemetry_provider`, else the vendor file or template it extends first. */
   vendor?: string;
   enabled: boolean;
   baseUrl: URL;

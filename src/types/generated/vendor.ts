@@ -257,6 +257,10 @@ export interface ChannelTemplate {
   timeouts?: Timeouts;
   operations?: Operations;
   /**
+   * The vendor's name in traces (gen_ai.provider.name): OpenTelemetry's well-known value where there is one (openai, anthropic, gcp.gemini, aws.bedrock, …). Default: the name of the vendor file the channel extends.
+   */
+  telemetry_provider?: string;
+  /**
    * The vendor lives on a network the operator trusts (a self-hosted model server, the bundled simulator): result URLs it reports may point to private, loopback or link-local addresses. Default false: such URLs are refused, so a vendor's answer cannot make the gateway fetch from its own network.
    */
   private_network?: boolean;
