@@ -1,10 +1,11 @@
 // The Redis Cluster store over TLS (`rediss-cluster://`): every node speaks only TLS, on its client port, its cluster
 // bus and replication, and asks clients for a certificate (Redis's default). The store trusts a private CA and shows
 // its certificate through SWITCHYARD_STORE_TLS_CA / _CERT / _KEY; without them, or with plain TCP, it fails fast.
+// The single-server path (`rediss://`) is checked on one TLS-only server too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { openStore } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
 import { quotaContract, type StoreMaker } from './helpers/store-contract.js';
@@ -13,6 +14,8 @@ import { startRedisCluster, type RedisClusterServer } from './helpers/redis-clus
 import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
 import { spawnGateway } from './helpers/child-gateway.js';
 import { startSimulator } from '../simulator/server.js';
+import { freePort } from './helpers/ports.js';
+import { tlsPreflight } from '../src/store/tls-preflight.js';
 
 // Outside CI a machine without openssl skips these, as one without redis-server does; CI installs both.
 const noOpenssl = spawnSync('openssl', ['version']).status !== 0 && !process.env.CI;
@@ -101,5 +104,29 @@ test('rediss-cluster: a gateway on the TLS cluster serves a chat request and cha
     await gw.kill().catch(() => undefined);
     await store.close();
     await sim.close();
+  }
+});
+
+test('rediss://: one TLS-only Redis server (private CA, client certificate required) holds the ledger', { skip, timeout: 30_000 }, async () => {
+  const port = await freePort();
+  const server = spawn('redis-server', ['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-cert-file', certs!.serverCert,
+    '--tls-key-file', certs!.serverKey, '--tls-ca-cert-file', certs!.ca, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  try {
+    const files = { ca: readFileSync(certs!.ca), cert: readFileSync(certs!.clientCert), key: readFileSync(certs!.clientKey) };
+    for (const until = Date.now() + 5000; !(await tlsPreflight('127.0.0.1', port, files, 500).then(() => true, () => false));) {
+      assert.ok(Date.now() < until, 'the TLS server answers within 5 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const store = await openStore(`rediss://127.0.0.1:${port}`, { quotaFlushMs: 0 });
+    try {
+      await store.quota.createAccount('acct_tls', 1000);
+      assert.equal(await store.quota.reserve('acct_tls', 'req_1', 300), true);
+      await store.quota.settle('acct_tls', 'req_1', 300, 120);
+      assert.equal(await store.quota.balance('acct_tls'), 880, 'topup 1000 − charge 120');
+    } finally {
+      await store.close();
+    }
+  } finally {
+    server.kill('SIGKILL');
   }
 });
