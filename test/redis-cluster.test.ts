@@ -180,6 +180,13 @@ test('redis-cluster: a master killed with kill -9 is replaced by its replica and
     assert.ok(counts.some((n) => n > 0));
     const load = traffic([a, b], account);
     await new Promise((r) => setTimeout(r, 400));
+    // The kill must find the ledger on the replica: a write on the owner acknowledged by its replica (WAIT) proves
+    // every earlier write, the account's creation included, reached it (replication keeps order).
+    const [, acked] = await six.session(owner, [['SET', `sy:quota:{a:${account}}:probe`, '1'], ['WAIT', '1', '10000']]);
+    if (Number(acked) < 1) {
+      const repl = await Promise.all(six.nodes.map((n) => six.command(n.port, ['INFO', 'replication']).then(String, (e) => String(e))));
+      assert.fail(`the owner's replica did not acknowledge a write within 10 s:\n${repl.join('\n')}`);
+    }
     const killedAt = Date.now();
     six.nodes.find((n) => n.port === owner)!.child.kill('SIGKILL');
     // Until the others notice (a node timeout), the dead master is still listed without a fail flag.
@@ -189,12 +196,13 @@ test('redis-cluster: a master killed with kill -9 is replaced by its replica and
     }
     assert.ok(promoted, 'a replica became a master');
     await six.healthy(30_000);
-    const atHealthy = load.count();
+    const atHealthy = load.settled.size;
     const until = Date.now() + 15_000;
-    while (load.count() < atHealthy + 100 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    while (load.settled.size < atHealthy + 100 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const resumedMs = Date.now() - killedAt;
-    assert.ok(load.count() >= atHealthy + 100, 'movements on the moved ledger succeed again');
+    assert.ok(load.settled.size >= atHealthy + 100, 'reserves and settles on the moved ledger succeed again');
     await load.stop();
+    assert.notEqual(await b.quota.balance(account), undefined, 'the account survived the failover (its replica had it)');
     // The ledger is whole: each script's writes reach the replica together, so what survived is a consistent prefix.
     // Replication is asynchronous, so movements the dead master acknowledged last may be missing (counted here);
     // a reservation whose close was lost stays open, held from the balance, until its owner is swept.

@@ -14,6 +14,8 @@ export interface RedisClusterServer {
   nodes: ClusterNode[];
   /** Runs one command on one node (by port) and answers its reply. */
   command(port: number, args: string[]): Promise<unknown>;
+  /** Runs `commands` in order on one connection to one node (as WAIT needs: it waits for that connection's writes). */
+  session(port: number, commands: string[][]): Promise<unknown[]>;
   /** The ports of the nodes that are masters now, by `CLUSTER NODES` of a live node. */
   masterPorts(): Promise<number[]>;
   /** Empties every master. */
@@ -28,11 +30,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One command on one node, over TLS with the test's client certificate when the cluster speaks only TLS. */
 const sender = (certs?: TestCerts) => {
   const tls = certs ? { tls: true as const, ca: readFileSync(certs.ca), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) } : {};
-  return async (port: number, args: string[]): Promise<unknown> => {
+  return async (port: number, commands: string[][]): Promise<unknown[]> => {
     const c = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: false, connectTimeout: 1000, ...tls } });
     c.on('error', () => {});
     await c.connect();
-    try { return await c.sendCommand(args); } finally { c.destroy(); }
+    try {
+      const out: unknown[] = [];
+      for (const args of commands) out.push(await c.sendCommand(args));
+      return out;
+    } finally { c.destroy(); }
   };
 };
 
@@ -44,7 +50,8 @@ const tlsArgs = (port: number, c: TestCerts) => ['--port', '0', '--tls-port', St
 export async function startRedisCluster(opts: { masters?: number; replicas?: number; tls?: TestCerts } = {}): Promise<RedisClusterServer> {
   const masters = opts.masters ?? 3;
   const replicas = opts.replicas ?? 0;
-  const send = sender(opts.tls);
+  const session = sender(opts.tls);
+  const send = async (port: number, args: string[]) => (await session(port, [args]))[0];
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-cluster-'));
   const nodes: ClusterNode[] = [];
   for (let i = 0; i < masters * (1 + replicas); i++) {
@@ -97,6 +104,7 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
     uri: `${opts.tls ? 'rediss' : 'redis'}-cluster://${nodes.slice(0, 3).map((n) => `127.0.0.1:${n.port}`).join(',')}`,
     nodes,
     command: send,
+    session,
     masterPorts,
     async flush() {
       await Promise.all((await masterPorts()).map((p) => send(p, ['FLUSHALL'])));
