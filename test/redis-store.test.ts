@@ -145,3 +145,31 @@ test('redis store: a server written in the layout before hash tags is moved to t
     await c.close();
   }
 });
+
+test('redis store: an instance whose pid is gone on this machine is dead at once; elsewhere, or an old beat, only when it expires', { skip, timeout: 20_000 }, async () => {
+  const { RedisInstances } = await import('../src/store/redis-instances.js');
+  const c = createClient({ url: `${redis!.uri}/15` });
+  await c.connect();
+  try {
+    await c.flushDb();
+    const self = new RedisInstances(c as never, 'i_self', 60_000);
+    await self.start();
+    const scope = JSON.parse((await c.get('sy:inst:i_self'))!).scope as string;
+    assert.match(scope, /\|pid:\[\d+\]$/, 'a beat names its host, boot and pid namespace');
+    // A pid that no process has: spawn one that exits, and take its pid once it is gone.
+    const { spawnSync } = await import('node:child_process');
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const beats: Record<string, string> = {
+      i_crashed_here: JSON.stringify({ pid: gone, scope }),
+      i_running_here: JSON.stringify({ pid: process.pid, scope }),
+      i_other_namespace: JSON.stringify({ pid: gone, scope: scope.replace(/pid:\[\d+\]$/, 'pid:[1]') }),
+      i_old_format: `somehost:${gone}`,
+    };
+    for (const [id, v] of Object.entries(beats)) await c.set(`sy:inst:${id}`, v, { expiration: { type: 'PX', value: 60_000 } });
+    const alive = await self.alive([...Object.keys(beats), 'i_self', 'i_expired']);
+    assert.deepEqual([...alive].sort(), ['i_old_format', 'i_other_namespace', 'i_running_here', 'i_self']);
+    await self.stop();
+  } finally {
+    await c.close();
+  }
+});
