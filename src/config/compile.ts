@@ -155,7 +155,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
   const agentOpts = { keepAlive: true, maxSockets: c.max_connections ?? Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
   return {
     id: c.id,
-    vendor: c.telemetry_provider ?? extendsOf(c)[0],
+    provider: c.telemetry_provider ?? extendsOf(c)[0],
     enabled: c.enabled !== false,
     baseUrl,
     auth: c.auth ?? { scheme: 'none' },

@@ -142,8 +142,8 @@ export interface CompiledOperation {
 
 export interface CompiledChannel {
   id: string;
-  /** Its vendor as traces name the GenAI provider: `telemetry_provider`, else the vendor file or template it extends first. */
-  vendor?: string;
+  /** The GenAI provider traces name: its `telemetry_provider`, else the vendor file or template it extends first. */
+  provider?: string;
   enabled: boolean;
   baseUrl: URL;
   auth: Auth;

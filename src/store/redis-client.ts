@@ -41,8 +41,9 @@ export function storeTlsFiles(env: NodeJS.ProcessEnv = process.env): { ca?: Buff
 export async function connectRedis(uri: string): Promise<RedisConnection> {
   if (isClusterUri(uri)) return connectCluster(uri);
   let everReady = false;
-  const tls = uri.startsWith('rediss://') ? storeTlsFiles() : {};
-  if (uri.startsWith('rediss://')) await firstAnswering(uri, [hostPort(uri)], tls);
+  const secure = uri.startsWith('rediss://');
+  const tls = secure ? storeTlsFiles() : {};
+  if (secure) await firstAnswering(uri, [hostPort(uri)], tls);
   const client = createClient({
     url: uri,
     disableOfflineQueue: true,

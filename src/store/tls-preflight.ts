@@ -2,13 +2,17 @@
 // only, and a server that refuses the client's certificate (TLS 1.3 answers the handshake, then alerts and resets)
 // raises two: the second would be an uncaught exception. Checked here first, a wrong CA or a missing certificate
 // fails the start with the TLS error's own words instead.
+import { isIP } from 'node:net';
 import { connect, type ConnectionOptions } from 'node:tls';
 
 /** Resolves once the node answered a PING over TLS (any reply: a NOAUTH error proves the certificate was taken). */
 export function tlsPreflight(host: string, port: number, opts: ConnectionOptions, timeoutMs = 5000): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ ...opts, host, port, servername: isIp(host) ? undefined : host });
+    const socket = connect({ ...opts, host, port, servername: isIP(host) ? undefined : host });
+    let settled = false;
     const done = (err?: Error) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.removeAllListeners('data');
       socket.on('error', () => {}); // whatever else the dying socket raises
@@ -28,5 +32,3 @@ function readable(err: Error & { code?: string }): Error {
   const m = /SSL routines:[^:]*:([^:]+):/.exec(err.message);
   return m ? new Error(`TLS: ${m[1]}${err.code ? ` (${err.code})` : ''}`, { cause: err }) : err;
 }
-
-const isIp = (host: string) => /^[\d.]+$/.test(host) || host.includes(':');

@@ -24,7 +24,7 @@ export function genAiOperation(operation: string): string {
 
 /** The channel's vendor (its `telemetry_provider`, else the vendor file it extends) as `gen_ai.provider.name` and the older `gen_ai.system`. */
 export function providerOf(channel: CompiledChannel): Attributes {
-  const name = channel.vendor ?? channel.id;
+  const name = channel.provider ?? channel.id;
   return { 'gen_ai.provider.name': name, 'gen_ai.system': name };
 }
 
