@@ -1,8 +1,9 @@
 // Streaming chat at 1 and 100 concurrent streams: time to first byte, gaps between events, share of bursts; at 100
 // streams the gateway against the bare node:http pass-through (the issue's targets).
+import { cpuSeconds } from '../proc-stats.js';
 import { streamLoad, summarize, type StreamSummary } from '../sse-client.js';
 import { chatBody, foreignLoadReport, interleaved3, type BenchContext, type Row, type Scenario, type Section, type Target } from '../scenario.js';
-import { fmt, median, pairedDelta, signed } from '../stats.js';
+import { fmt, fmtRatio, median, pairedDelta, pairedRatio, signed } from '../stats.js';
 
 const levels = [1, 100] as const;
 const ttfb1Target = 0.5; // ms added over direct at 1 stream
@@ -12,6 +13,9 @@ const ttfbVsBareTarget = 2;
 const burstVsBareTarget = 0.05;
 
 /** include_usage on both sides so the client sees the same events; without it the gateway hides the usage event. */
+const eventsPerStream = 20;
+interface Measured extends StreamSummary { cpuMsPerStream: number }
+
 export const sseBody = (chunks: number, intervalMs: number) =>
   chatBody({ stream: true, stream_options: { include_usage: true } }, `Count for me. [sim chunks=${chunks} interval_ms=${intervalMs}]`);
 
@@ -20,21 +24,28 @@ export const sseScenario: Scenario = {
   quick: true,
   async run(ctx: BenchContext): Promise<Section> {
     const seconds: Record<number, number> = ctx.mode === 'full' ? { 1: 4, 100: 5 } : { 1: 2, 100: 3 };
-    const body = sseBody(20, 5);
-    const load = (t: Target, concurrency: number, secs: number) => streamLoad({
-      target: t, path: '/v1/chat/completions', body, concurrency, seconds: secs, maxStreams: 100_000, timeoutMs: 15_000, signal: ctx.signal,
-    });
+    const body = sseBody(eventsPerStream, 5);
+    const pidOf: Record<Target['name'], number | undefined> = { gateway: ctx.gatewayPid, bare: ctx.barePid, direct: undefined };
+    /** The streams' summary and, for a proxy, its CPU per completed stream (ms). */
+    const load = async (t: Target, concurrency: number, secs: number): Promise<Measured> => {
+      const pid = pidOf[t.name];
+      const c0 = pid ? cpuSeconds(pid) : 0;
+      const s = summarize(await streamLoad({
+        target: t, path: '/v1/chat/completions', body, concurrency, seconds: secs, maxStreams: 100_000, timeoutMs: 15_000, signal: ctx.signal,
+      }));
+      return { ...s, cpuMsPerStream: pid ? ((cpuSeconds(pid) - c0) * 1000) / Math.max(1, s.streams) : NaN };
+    };
     for (const t of [ctx.gateway, ctx.bare, ctx.direct]) await load(t, 100, 1); // warm-up, not recorded
     const runs = await interleaved3(ctx, async (t, i) => {
-      const out: Record<number, StreamSummary> = {};
+      const out: Record<number, Measured> = {};
       for (const c of levels) {
         ctx.log(`sse: ${t.name} ${c} stream${c > 1 ? 's' : ''}, run ${i + 1}/${ctx.runs}`);
-        out[c] = summarize(await load(t, c, seconds[c]));
+        out[c] = await load(t, c, seconds[c]);
       }
       return out;
     });
-    type Runs = Record<number, StreamSummary>[];
-    const col = (rs: Runs, c: number, k: keyof StreamSummary) => rs.map((r) => r[c][k] as number);
+    type Runs = Record<number, Measured>[];
+    const col = (rs: Runs, c: number, k: keyof Measured) => rs.map((r) => r[c][k] as number);
     const rows: Row[] = [];
     const headline: Row[] = [];
     const perRun: Record<string, number[]> = {};
@@ -87,6 +98,13 @@ export const sseScenario: Scenario = {
       };
       rows.push(burstRow);
       if (c === 100) headline.push({ ...burstRow, metric: 'SSE, 100 streams: burst share, gaps < 1 ms (gateway − bare)' });
+      if (c === 100) {
+        const cpu = (rs: Runs) => fmt(median(col(rs, c, 'cpuMsPerStream')), 3, ' ms');
+        rows.push({
+          metric: `proxy CPU per stream (${eventsPerStream} events), ${at}`,
+          gateway: cpu(g), bare: cpu(b), vsBare: fmtRatio(pairedRatio(col(g, c, 'cpuMsPerStream'), col(b, c, 'cpuMsPerStream'))),
+        });
+      }
       const sum = (rs: Runs, k: keyof StreamSummary) => col(rs, c, k).reduce((x, y) => x + y, 0);
       const done = (rs: Runs) => `${sum(rs, 'streams')} / ${sum(rs, 'failed')}`;
       rows.push({

@@ -5,7 +5,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { RedisClient } from './redis-client.js';
-import { pidAlive } from './sqlite-instances.js';
+import { pidAlive } from './pid-alive.js';
 
 const key = (id: string) => `sy:inst:${id}`;
 

@@ -8,7 +8,8 @@ import type { SqliteUsage } from './sqlite-usage.js';
 import { rollupOf, type RollupDelta } from './usage.js';
 import { addToRollup, closeArgs, type Closed } from './held-rows.js';
 import type { HoldBackend } from './hold-backend.js';
-import { ownersSchema, pidAlive } from './sqlite-instances.js';
+import { ownersSchema } from './sqlite-instances.js';
+import { pidAlive } from './pid-alive.js';
 
 const schema = `${ownersSchema}
   CREATE TABLE IF NOT EXISTS quota_holds (owner TEXT NOT NULL, account TEXT NOT NULL, amount INTEGER NOT NULL, PRIMARY KEY (owner, account));

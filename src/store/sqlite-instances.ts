@@ -2,6 +2,7 @@
 // stale, or whose pid is gone on this host, belongs to a dead process whose leftovers a sweep may take back.
 import { hostname } from 'node:os';
 import type { StateDb } from './sqlite-state.js';
+import { pidAlive } from './pid-alive.js';
 
 export const ownersSchema = `
   CREATE TABLE IF NOT EXISTS quota_owners (owner TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, beat_at INTEGER NOT NULL);`;
@@ -45,8 +46,4 @@ export class SqliteInstances {
     }
     return out;
   }
-}
-
-export function pidAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
 }
