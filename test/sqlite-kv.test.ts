@@ -12,6 +12,7 @@ import Keyv from 'keyv';
 import { kvStatements, SqliteKv } from '../src/store/sqlite-kv.js';
 import { openSqliteDb } from '../src/store/sqlite-state.js';
 import { openStore } from '../src/store/open-store.js';
+import { serializeKv } from '../src/store/kv-serialize.js';
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), 'switchyard-kv-')), 'switchyard.sqlite');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,7 +24,7 @@ const ddlOf = (db: Database.Database) => db.prepare("SELECT sql FROM sqlite_mast
 function connect(file: string) {
   const db = openSqliteDb(file, 5000);
   const sql = kvStatements(db);
-  const kv = (namespace: string) => new Keyv({ store: new SqliteKv(sql), namespace });
+  const kv = (namespace: string) => new Keyv({ store: new SqliteKv(sql), namespace, serialize: serializeKv });
   const keys = () => db.prepare('SELECT key FROM keyv ORDER BY key').pluck().all() as string[];
   return { db, sql, kv, keys };
 }
@@ -110,6 +111,27 @@ test('the iterator lists one namespace only, in pages, and misses nothing when r
   assert.deepEqual(all, c.keys());
   await raw.clear();
   assert.deepEqual(c.keys(), []);
+  c.db.close();
+});
+
+test('setMany: keyv hands the adapter every row at once, written in one transaction, each with its own expiry', async () => {
+  const c = connect(fresh());
+  const kv = c.kv('responses');
+  const statements: string[] = [];
+  let transactions = 0;
+  const run = c.sql.setMany;
+  c.sql.setMany = (rows) => { transactions++; statements.push(...rows.map((r) => r.key)); run(rows); };
+  const ok = await kv.setMany([
+    { key: 'u:i:msg_1', value: { id: 'msg_1', text: ':colon' } },
+    { key: 'u:i:msg_2', value: { id: 'msg_2' }, ttl: 40 },
+    { key: 'u:i:msg_3', value: { id: 'msg_3', n: [1, 2] } },
+  ]);
+  assert.deepEqual(ok, [true, true, true]);
+  assert.equal(transactions, 1, 'one call of the adapter, not one set per row');
+  assert.deepEqual(statements, ['responses:u:i:msg_1', 'responses:u:i:msg_2', 'responses:u:i:msg_3']);
+  assert.deepEqual(await kv.get('u:i:msg_1'), { id: 'msg_1', text: ':colon' });
+  await sleep(60);
+  assert.deepEqual(await kv.get(['u:i:msg_2', 'u:i:msg_3']), [undefined, { id: 'msg_3', n: [1, 2] }], 'the short one expired alone');
   c.db.close();
 });
 

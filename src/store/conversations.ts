@@ -31,13 +31,19 @@ export class Conversations {
     return this.store.kv(namespace).get(itemKey(owner, id));
   }
 
-  async put(namespace: string, owner: string, c: Omit<Conversation, 'bytes'>, ttlMs: number): Promise<Conversation> {
+  /**
+   * Keeps an answer, and each of its items that has an id. `previous`: the items of the answer it continues, whose
+   * ids were kept with that one: a conversation's items are its whole history, and writing them all again on every
+   * turn made a long conversation's turn cost grow with its length.
+   */
+  async put(namespace: string, owner: string, c: Omit<Conversation, 'bytes'>, ttlMs: number, previous: unknown[] = []): Promise<Conversation> {
     const kv = this.store.kv(namespace);
     const rec = { ...c, bytes: 0 };
     rec.bytes = Buffer.byteLength(JSON.stringify(rec));
     await kv.set(recordKey(owner, c.id), rec, ttlMs);
-    const withIds = c.items.filter((i): i is { id: string } => typeof (i as { id?: unknown })?.id === 'string');
-    if (withIds.length) await kv.setMany(withIds.map((i) => ({ key: itemKey(owner, i.id), value: i, ttl: ttlMs })));
+    const kept = new Set(previous.map(idOf));
+    const fresh = c.items.filter((i): i is { id: string } => idOf(i) !== undefined && !kept.has(idOf(i)));
+    if (fresh.length) await kv.setMany(fresh.map((i) => ({ key: itemKey(owner, i.id), value: i, ttl: ttlMs })));
     return rec;
   }
 
@@ -46,6 +52,11 @@ export class Conversations {
     return this.store.kv(namespace).delete(recordKey(owner, id));
   }
 }
+
+const idOf = (item: unknown) => {
+  const id = (item as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : undefined;
+};
 
 const recordKey = (owner: string, id: string) => `${owner}:r:${id}`;
 const itemKey = (owner: string, id: string) => `${owner}:i:${id}`;

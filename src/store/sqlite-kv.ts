@@ -12,6 +12,8 @@ export interface KvStatements {
   get: Database.Statement<[string], string>;
   getMany: Database.Statement<[string], Row>;
   set: Database.Statement<[string, string]>;
+  /** Several rows in one transaction: one commit, not one per row (keyv would otherwise call `set` for each). */
+  setMany: (rows: { key: string; value: string }[]) => void;
   delete: Database.Statement<[string]>;
   deleteMany: Database.Statement<[string]>;
   clear: Database.Statement<[string, string | Buffer]>;
@@ -23,13 +25,15 @@ export interface KvStatements {
 export function kvStatements(db: Database.Database): KvStatements {
   // The exact DDL @keyv/sqlite ran: a file created by either one is the same file.
   db.exec('CREATE TABLE IF NOT EXISTS keyv(key VARCHAR(255) PRIMARY KEY, value TEXT )');
+  const set = db.prepare<[string, string]>('INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const page = (op: '>=' | '>') => db.prepare<[string, string | Buffer, number], Row>(
     `SELECT key, value FROM keyv WHERE key ${op} ? AND key < ? ORDER BY key LIMIT ?`);
   return {
     get: db.prepare<[string], string>('SELECT value FROM keyv WHERE key = ?').pluck(),
     // Many keys as one JSON array parameter: one statement whatever their number.
     getMany: db.prepare<[string], Row>('SELECT key, value FROM keyv WHERE key IN (SELECT value FROM json_each(?))'),
-    set: db.prepare('INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    set,
+    setMany: db.transaction((rows: { key: string; value: string }[]) => { for (const r of rows) set.run(r.key, r.value); }),
     delete: db.prepare('DELETE FROM keyv WHERE key = ?'),
     deleteMany: db.prepare('DELETE FROM keyv WHERE key IN (SELECT value FROM json_each(?))'),
     clear: db.prepare('DELETE FROM keyv WHERE key >= ? AND key < ?'),
@@ -81,6 +85,11 @@ export class SqliteKv extends EventEmitter {
   async set(key: string, value: string): Promise<boolean> {
     this.sql.set.run(key, value);
     return true;
+  }
+
+  async setMany(entries: { key: string; value: string }[]): Promise<boolean[]> {
+    this.sql.setMany(entries);
+    return entries.map(() => true);
   }
 
   /** True when a row was deleted. */
