@@ -1,11 +1,11 @@
-// keyv records are written by serializeKv (src/store/kv-serialize.ts): the text keyv's own serializer writes, found
-// faster. Checked against keyv's serializer on generated values full of the two marks it adds (strings opening with
-// ':', Buffers), and read back by keyv's deserializer.
+// keyv records are written by serializeKv and read by deserializeKv (src/store/kv-serialize.ts): keyv's own format,
+// faster. Checked against keyv's serializer and deserializer on generated values full of the two marks it adds
+// (strings opening with ':', Buffers).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import Keyv from 'keyv';
-import { serializeKv } from '../src/store/kv-serialize.js';
+import { deserializeKv, serializeKv } from '../src/store/kv-serialize.js';
 
 const keyv = new Keyv();
 const keyvSerialize = keyv.serialize! as (data: unknown) => string;
@@ -26,12 +26,22 @@ test('serializeKv writes what keyv\'s serializer writes, for any JSON data with 
   }), { numRuns: 2000 });
 });
 
+test('deserializeKv reads what keyv\'s deserializer reads: any text keyv wrote, and JSON laid out with spaces', () => {
+  fc.assert(fc.property(value, (v) => {
+    const written = keyvSerialize({ value: v, expires: 1 });
+    assert.deepEqual(deserializeKv(written), keyvDeserialize(written));
+    const spaced = JSON.stringify(JSON.parse(written), null, 1);
+    assert.deepEqual(deserializeKv(spaced), keyvDeserialize(spaced));
+  }), { numRuns: 2000 });
+});
+
 test('what serializeKv writes reads back as it was (strings with ":" and Buffers included)', () => {
   const record = { value: { a: ':x', b: ['::y', Buffer.from('hi')], c: { ':k': 'plain' }, top: 'he said [":' }, expires: 5 };
   const text = serializeKv(record);
   assert.match(text, /"::x"/, 'a string opening with ":" gets keyv\'s extra ":"');
   assert.match(text, /":base64:aGk="/, 'a Buffer is written as keyv writes it');
   assert.deepEqual(keyvDeserialize(text), record);
+  assert.deepEqual(deserializeKv(text), record);
   const plain = { value: { id: 'resp_1', output: [{ text: 'no marks here: none' }] }, expires: 1 };
   assert.equal(serializeKv(plain), JSON.stringify(plain), 'without marks it is JSON.stringify\'s text');
 });

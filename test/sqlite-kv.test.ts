@@ -12,7 +12,7 @@ import Keyv from 'keyv';
 import { kvStatements, SqliteKv } from '../src/store/sqlite-kv.js';
 import { openSqliteDb } from '../src/store/sqlite-state.js';
 import { openStore } from '../src/store/open-store.js';
-import { serializeKv } from '../src/store/kv-serialize.js';
+import { deserializeKv, serializeKv } from '../src/store/kv-serialize.js';
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), 'switchyard-kv-')), 'switchyard.sqlite');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -24,7 +24,7 @@ const ddlOf = (db: Database.Database) => db.prepare("SELECT sql FROM sqlite_mast
 function connect(file: string) {
   const db = openSqliteDb(file, 5000);
   const sql = kvStatements(db);
-  const kv = (namespace: string) => new Keyv({ store: new SqliteKv(sql), namespace, serialize: serializeKv });
+  const kv = (namespace: string) => new Keyv({ store: new SqliteKv(sql), namespace, serialize: serializeKv, deserialize: deserializeKv });
   const keys = () => db.prepare('SELECT key FROM keyv ORDER BY key').pluck().all() as string[];
   return { db, sql, kv, keys };
 }

@@ -11,7 +11,7 @@ import { SqliteHolds } from './sqlite-holds.js';
 import { SqliteTaskIndex } from './sqlite-task-index.js';
 import { openSqliteDb, openStateDb, stateFileFor } from './sqlite-state.js';
 import { kvStatements, SqliteKv } from './sqlite-kv.js';
-import { serializeKv } from './kv-serialize.js';
+import { deserializeKv, serializeKv } from './kv-serialize.js';
 import type { TaskIndex } from './task-index.js';
 import type { TaskCatalog } from './task-catalog.js';
 import { SqliteTaskCatalog } from './sqlite-task-catalog.js';
@@ -110,7 +110,7 @@ async function openSqlite(uri: string, opts: StoreOptions): Promise<Store> {
     kv(namespace) {
       let kv = spaces.get(namespace);
       if (!kv) {
-        kv = new Keyv({ store: new SqliteKv(kvSql), namespace, serialize: serializeKv });
+        kv = new Keyv({ store: new SqliteKv(kvSql), namespace, serialize: serializeKv, deserialize: deserializeKv });
         spaces.set(namespace, kv);
       }
       return kv;

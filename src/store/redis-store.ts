@@ -1,7 +1,7 @@
 // The store on a Redis server shared by several gateway instances: records, quota, task index, invalidations.
 import Keyv from 'keyv';
 import KeyvRedis from '@keyv/redis';
-import { serializeKv } from './kv-serialize.js';
+import { deserializeKv, serializeKv } from './kv-serialize.js';
 import type { Store } from './open-store.js';
 import { connectRedis, redactUri, type RedisClient, type RedisConnection } from './redis-client.js';
 import { RedisQuotaLedger } from './redis-quota.js';
@@ -66,7 +66,7 @@ export async function openRedis(uri: string, instance: string, staleMs: number):
         // Keys are `sy:kv:<namespace>::<key>`; keyv's own prefix is off so the namespace is not written twice.
         const ns = `sy:kv:${namespace}`;
         const adapter = new KeyvRedis(client, { namespace: ns, throwOnErrors: true });
-        kv = new Keyv({ store: adapter, namespace: ns, useKeyPrefix: false, throwOnErrors: true, serialize: serializeKv });
+        kv = new Keyv({ store: adapter, namespace: ns, useKeyPrefix: false, throwOnErrors: true, serialize: serializeKv, deserialize: deserializeKv });
         spaces.set(namespace, kv);
       }
       return kv;
