@@ -14,7 +14,7 @@ export async function remember(ex: Exchange, p: Priced, result: unknown, keptBy?
     const items = await conversation.run(null, { request: p.body, response: result, previous });
     const list = items === undefined ? [] : Array.isArray(items) ? items : [items];
     const record = { id, created_at: Math.floor(Date.now() / 1000), response: result, items: list, ...(keptBy ? { kept_by: keptBy } : {}) };
-    await ex.g.conversations.put(store.namespace, p.token.user, record, store.ttlMs);
+    await ex.g.conversations.put(store.namespace, p.token.user, record, store.ttlMs, previous);
   } catch (err) {
     ex.g.log.warn({ req_id: ex.ctx.id, err: (err as Error).message }, 'answer not kept');
   }
