@@ -45,3 +45,9 @@ test('what serializeKv writes reads back as it was (strings with ":" and Buffers
   const plain = { value: { id: 'resp_1', output: [{ text: 'no marks here: none' }] }, expires: 1 };
   assert.equal(serializeKv(plain), JSON.stringify(plain), 'without marks it is JSON.stringify\'s text');
 });
+
+test('a record with a "toJSON" field that is not a function is written and read back (keyv\'s own serializer threw on it)', () => {
+  const record = { value: { request: { metadata: { toJSON: 'x' } }, note: ':kept' }, expires: 3 };
+  assert.throws(() => keyvSerialize(record), TypeError, 'keyv\'s serializer calls any truthy toJSON');
+  assert.deepEqual(deserializeKv(serializeKv(record)), record);
+});

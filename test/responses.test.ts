@@ -123,6 +123,14 @@ test('previous_response_id continues a kept conversation; instructions are not c
   ]);
 });
 
+test('an answer whose request carries a "toJSON" field (metadata) is kept and continued like any other', async () => {
+  const first = await ai.responses.create({ model: 'compat-chat', input: 'one [sim chunks=1]', metadata: { toJSON: 'x', note: ':colon' } });
+  const kept = await ai.responses.retrieve(first.id);
+  assert.deepEqual(kept.metadata, { toJSON: 'x', note: ':colon' });
+  await ai.responses.create({ model: 'compat-chat', input: 'two [sim chunks=1]', previous_response_id: first.id });
+  assert.equal(lastUpstream().messages.length, 3, 'the kept turn was continued');
+});
+
 test('store: false keeps nothing; unknown, deleted and other users\' ids are not found', async () => {
   const unkept = await ai.responses.create({ model: 'compat-chat', input: 'x [sim chunks=1]', store: false });
   assert.equal((unkept as { store?: boolean }).store, false);
