@@ -63,7 +63,7 @@ export class Redactor {
 
   /** `partialTail` for bytes (only the last bytes can begin a secret, read as latin1 like the secrets' bytes). */
   partialTailBytes(b: Buffer): number {
-    this.secrets();
+    this.secrets(); // (re)builds `latin` and `longest`
     return tailOf(b.toString('latin1', Math.max(0, b.length - this.longest + 1)), this.latin);
   }
 

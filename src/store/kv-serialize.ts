@@ -6,7 +6,8 @@
 // a string opening with ':' (first, or after '[', ',', ':' or '{') or a Buffer's JSON shape. Only then are the
 // marks written or read. Stored values are JSON data (never functions).
 
-const marked = /^":|[[,:{]":|\{"type":"Buffer","data":\[/;
+// Spaces allowed: JSON.stringify writes none, but a record may have been written by another tool.
+const marked = /^\s*":|[[,:{]\s*":|\{"type":"Buffer","data":\[/;
 
 export function serializeKv(data: unknown): string {
   const plain = JSON.stringify(data);
@@ -16,7 +17,7 @@ export function serializeKv(data: unknown): string {
 
 /** A record as keyv's deserializer reads it: strings lose their extra ':', ':base64:' strings become Buffers. */
 export function deserializeKv<T>(text: string): T {
-  return (/^\s*":|[[,:{]\s*":/.test(text) ? JSON.parse(text, withoutMarks) : JSON.parse(text)) as T;
+  return (marked.test(text) ? JSON.parse(text, withoutMarks) : JSON.parse(text)) as T;
 }
 
 function withoutMarks(_key: string, value: unknown): unknown {
