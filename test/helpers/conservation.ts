@@ -116,10 +116,11 @@ class Run {
   }
 }
 
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+/** `detail` says what was left when the wait ends unfulfilled, so a failure shows where recovery stopped. */
+async function until(check: () => Promise<boolean>, ms: number, what: string, detail?: () => Promise<unknown>): Promise<void> {
   const t0 = Date.now();
   while (!(await check())) {
-    if (Date.now() - t0 > ms) throw new Error(`not quiescent within ${ms} ms: ${what}`);
+    if (Date.now() - t0 > ms) throw new Error(`not quiescent within ${ms} ms: ${what}${detail ? ` ${JSON.stringify(await detail())}` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -164,8 +165,10 @@ export function conservationProperty(fresh: (i: number) => Promise<string>, simU
       await run.restart();
       for (const a of actions) await run.perform(a);
       await Promise.all(run.inflight);
-      await until(async () => (await store.tasks.count()) === 0, 20_000, 'open tasks');
-      await until(async () => (await store.quota.openOwners()).length === 0, 20_000, 'open reservations');
+      // Bounds on the wait, not on speed: under the whole suite's load a recovery after two kills once took over 20 s.
+      await until(async () => (await store.tasks.count()) === 0, 60_000, 'open tasks',
+        async () => ({ pending: await store.tasks.pending(), leased: await store.tasks.leased(Date.now()) }));
+      await until(async () => (await store.quota.openOwners()).length === 0, 60_000, 'open reservations', () => store.quota.openOwners());
       assert.equal(await run.gw.stop(), 0, 'the last gateway stops cleanly');
       const figures: RunFigures = { actions: actions.length, kills: actions.filter((a) => a.kind === 'kill').length, requests: 0, accounts: [] };
       for (const account of run.accounts) {
