@@ -8,9 +8,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { openStore } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
-import { quotaContract, type StoreMaker } from './helpers/store-contract.js';
+import { quotaContract } from './helpers/store-contract.js';
 import { redisSkip } from './helpers/redis.js';
-import { startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
+import { clusterStoreMaker, startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
 import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
 import { spawnGateway } from './helpers/child-gateway.js';
 import { startSimulator } from '../simulator/server.js';
@@ -44,13 +44,7 @@ async function withTlsEnv<T>(change: Partial<Record<(typeof vars)[number], strin
   try { return await fn(); } finally { Object.assign(process.env, env); }
 }
 
-const maker: StoreMaker = {
-  async fresh() {
-    await cluster!.flush();
-    return openStore(cluster!.uri);
-  },
-  again: () => openStore(cluster!.uri),
-};
+const maker = clusterStoreMaker(() => cluster);
 
 // Every quota script (reserve, settle, refund, topup, holds, the sweep) over TLS connections to every master.
 quotaContract('redis-cluster over TLS', maker, { skip });

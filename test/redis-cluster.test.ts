@@ -4,9 +4,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore, type Store } from '../src/store/open-store.js';
 import { parseClusterUri, redactUri } from '../src/store/redis-client.js';
-import { catalogContract, quotaContract, recoveryContract, taskIndexContract, type StoreMaker } from './helpers/store-contract.js';
+import { catalogContract, quotaContract, recoveryContract, taskIndexContract } from './helpers/store-contract.js';
 import { redisSkip } from './helpers/redis.js';
-import { startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
+import { clusterStoreMaker, startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
 import { multiInstanceTests } from './helpers/multi-instance.js';
 import { agrees } from './helpers/rate-agreement.js';
 import { checkAccount, conservationProperty, type RunFigures } from './helpers/conservation.js';
@@ -26,14 +26,7 @@ before(async () => {
 });
 after(async () => { await sim?.close(); await cluster?.stop(); });
 
-/** Each test starts from an emptied cluster (every master flushed: a cluster has no database numbers). */
-const clusterMaker: StoreMaker = {
-  async fresh() {
-    await cluster!.flush();
-    return openStore(cluster!.uri);
-  },
-  again: () => openStore(cluster!.uri),
-};
+const clusterMaker = clusterStoreMaker(() => cluster);
 
 quotaContract('redis-cluster', clusterMaker, { skip });
 taskIndexContract('redis-cluster', clusterMaker, { skip });

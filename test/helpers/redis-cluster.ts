@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { freePort } from './ports.js';
 import type { TestCerts } from './tls-certs.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { StoreMaker } from './store-contract.js';
 
 export interface ClusterNode { port: number; child: ChildProcess; exited: boolean }
 export interface RedisClusterServer {
@@ -128,4 +130,16 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
   };
   await server.healthy();
   return server;
+}
+
+/** The store contracts' maker on a cluster started later (`cluster()` reads it): each test starts from an emptied
+ * cluster, every master flushed (a cluster has no database numbers). */
+export function clusterStoreMaker(cluster: () => RedisClusterServer | undefined): StoreMaker {
+  return {
+    async fresh() {
+      await cluster()!.flush();
+      return openStore(cluster()!.uri);
+    },
+    again: () => openStore(cluster()!.uri),
+  };
 }
