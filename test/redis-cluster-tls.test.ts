@@ -14,7 +14,7 @@ import { clusterStoreMaker, startRedisCluster, type RedisClusterServer } from '.
 import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
 import { spawnGateway } from './helpers/child-gateway.js';
 import { startSimulator } from '../simulator/server.js';
-import { freePort } from './helpers/ports.js';
+import { serverPort } from './helpers/ports.js';
 import { tlsPreflight } from '../src/store/tls-preflight.js';
 
 // Outside CI a machine without openssl skips these, as one without redis-server does; CI installs both.
@@ -102,7 +102,7 @@ test('rediss-cluster: a gateway on the TLS cluster serves a chat request and cha
 });
 
 test('rediss://: one TLS-only Redis server (private CA, client certificate required) holds the ledger', { skip, timeout: 30_000 }, async () => {
-  const port = await freePort();
+  const port = await serverPort();
   const server = spawn('redis-server', ['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-cert-file', certs!.serverCert,
     '--tls-key-file', certs!.serverKey, '--tls-ca-cert-file', certs!.ca, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   try {

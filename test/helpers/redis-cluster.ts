@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
-import { freePort } from './ports.js';
+import { serverPort } from './ports.js';
 import type { TestCerts } from './tls-certs.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { StoreMaker } from './store-contract.js';
@@ -48,6 +48,35 @@ const sender = (certs?: TestCerts) => {
 const tlsArgs = (port: number, c: TestCerts) => ['--port', '0', '--tls-port', String(port), '--tls-cluster', 'yes', '--tls-replication', 'yes',
   '--tls-cert-file', c.serverCert, '--tls-key-file', c.serverKey, '--tls-ca-cert-file', c.ca, '--tls-auth-clients', 'yes'];
 
+/**
+ * One cluster node, answering PING. A node that exits at start (its port or bus port was taken in the meantime by
+ * another file's server) is started again on other ports.
+ */
+async function startNode(dir: string, send: (port: number, args: string[]) => Promise<unknown>, tls?: TestCerts): Promise<ClusterNode> {
+  for (let attempt = 1; ; attempt++) {
+    const [port, bus] = [await serverPort(), await serverPort()];
+    // No persistence; a short node timeout so a dead master's replica takes over within about two seconds.
+    const listen = tls ? tlsArgs(port, tls) : ['--port', String(port)];
+    const child = spawn('redis-server', [...listen, '--cluster-port', String(bus), '--bind', '127.0.0.1',
+      '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '1000',
+      // A replica may always take over, however long ago it last heard from its master (the test kills masters young).
+      '--cluster-replica-validity-factor', '0',
+      '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const node: ClusterNode = { port, child, exited: false };
+    child.once('exit', () => { node.exited = true; });
+    const until = Date.now() + 5000;
+    while (!node.exited && !(await send(port, ['PING']).then(() => true, () => false))) {
+      if (Date.now() > until) {
+        child.kill('SIGKILL');
+        throw new Error(`redis-server did not answer on port ${port} within 5 s`);
+      }
+      await sleep(30);
+    }
+    if (!node.exited) return node;
+    if (attempt === 5) throw new Error(`redis-server exited at start 5 times (last on ports ${port} and ${bus})`);
+  }
+}
+
 /** `tls`: every node speaks only TLS (`rediss-cluster://`), with these certificates. */
 export async function startRedisCluster(opts: { masters?: number; replicas?: number; tls?: TestCerts } = {}): Promise<RedisClusterServer> {
   const masters = opts.masters ?? 3;
@@ -56,19 +85,6 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
   const send = async (port: number, args: string[]) => (await session(port, [args]))[0];
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-cluster-'));
   const nodes: ClusterNode[] = [];
-  for (let i = 0; i < masters * (1 + replicas); i++) {
-    const [port, bus] = [await freePort(), await freePort()];
-    // No persistence; a short node timeout so a dead master's replica takes over within about two seconds.
-    const listen = opts.tls ? tlsArgs(port, opts.tls) : ['--port', String(port)];
-    const child = spawn('redis-server', [...listen, '--cluster-port', String(bus), '--bind', '127.0.0.1',
-      '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '1000',
-      // A replica may always take over, however long ago it last heard from its master (the test kills masters young).
-      '--cluster-replica-validity-factor', '0',
-      '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const node: ClusterNode = { port, child, exited: false };
-    child.once('exit', () => { node.exited = true; });
-    nodes.push(node);
-  }
   const stop = async () => {
     await Promise.all(nodes.map(async (n) => {
       if (n.exited) return;
@@ -79,13 +95,7 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (const n of nodes) {
-      const until = Date.now() + 5000;
-      while (!(await send(n.port, ['PING']).then(() => true, () => false))) {
-        if (n.exited || Date.now() > until) throw new Error(`redis-server did not start on port ${n.port}`);
-        await sleep(30);
-      }
-    }
+    for (let i = 0; i < masters * (1 + replicas); i++) nodes.push(await startNode(dir, send, opts.tls));
     const cliTls = opts.tls ? ['--tls', '--cacert', opts.tls.ca, '--cert', opts.tls.clientCert, '--key', opts.tls.clientKey] : [];
     const created = spawnSync('redis-cli', [...cliTls, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
       '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from './ports.js';
+import { serverPort } from './ports.js';
 
 export interface RedisServer { uri: string; port: number; stop(): Promise<void> }
 
@@ -37,23 +37,31 @@ async function ping(port: number): Promise<boolean> {
 }
 
 export async function startRedis(): Promise<RedisServer> {
-  const port = await freePort();
-  // No persistence: the data dies with the process, and nothing is written into the working directory.
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  let exited = false;
-  child.once('exit', () => { exited = true; });
-  const until = Date.now() + 5000;
-  while (!(await ping(port))) {
-    if (exited || Date.now() > until) { child.kill('SIGKILL'); throw new Error(`redis-server did not start on port ${port}`); }
-    await new Promise((r) => setTimeout(r, 30));
+  for (let attempt = 1; ; attempt++) {
+    const port = await serverPort();
+    // No persistence: the data dies with the process, and nothing is written into the working directory.
+    const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const state = { exited: false };
+    child.once('exit', () => { state.exited = true; });
+    const until = Date.now() + 5000;
+    while (!state.exited && !(await ping(port))) {
+      if (Date.now() > until) { child.kill('SIGKILL'); throw new Error(`redis-server did not answer on port ${port} within 5 s`); }
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    // One that exited at start lost its port to another file's server in the meantime: start it on another.
+    if (!state.exited) return running(port, child, state);
+    if (attempt === 5) throw new Error(`redis-server exited at start 5 times (last on port ${port})`);
   }
+}
+
+function running(port: number, child: ChildProcess, state: { exited: boolean }): RedisServer {
   return {
     uri: `redis://127.0.0.1:${port}`,
     port,
     async stop() {
-      if (exited) return;
+      if (state.exited) return;
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await gone;
