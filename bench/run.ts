@@ -101,6 +101,9 @@ function options() {
   };
 }
 
+/** A kept file named in the report by its place under the OS temp dir: no machine's path goes into a committed report. */
+const inTmp = (path: string) => `\`${relative(tmpdir(), path)}\` in the OS temp dir`;
+
 /** Counts access-log lines without loading the file: proof that logging was on, and how much it wrote. */
 async function countLines(file: string): Promise<{ lines: number; bytes: number }> {
   let lines = 0, bytes = 0;
@@ -251,7 +254,7 @@ async function main(): Promise<number> {
       const { lines, bytes } = await countLines(rig.logFile);
       notes.push(`Gateway logging on (LOG_LEVEL=info, pino to a temp file): ${lines.toLocaleString('en-US')} lines, ${fmt(bytes / MB, 1)} MB written.`);
       notes.push('Group rate limits are raised to 1e9 requests/min and max_inflight_tasks to 1e6 in a temp copy of channels.yaml (the shipped 600/min would throttle the load in a second); everything else is the repository config.');
-      if (o.keepTmp) notes.push(`Temp dir kept: ${rig.tmp}`);
+      if (o.keepTmp) { notes.push(`Temp dir kept: ${inTmp(rig.tmp)}.`); log(`temp dir kept: ${rig.tmp}`); }
       else rmSync(rig.tmp, { recursive: true, force: true });
       if (process.env.SWITCHYARD_BENCH_GATEWAY_FLAGS) notes.push(`Gateway started with node flags \`${process.env.SWITCHYARD_BENCH_GATEWAY_FLAGS}\` (SWITCHYARD_BENCH_GATEWAY_FLAGS): not how it ships.`);
     }
@@ -264,7 +267,7 @@ async function main(): Promise<number> {
         title: 'Gateway CPU profile (top self time; --profile run, so the figures above are slowed by the profiler)',
         rows: [],
         notes: [
-          `busy ${fmt(p.busyMs, 0, ' ms')}, idle ${fmt(p.idleMs, 0, ' ms')}; profile ${o.keepTmp ? file : '(deleted; use --keep-tmp to keep it)'}`,
+          `busy ${fmt(p.busyMs, 0, ' ms')}, idle ${fmt(p.idleMs, 0, ' ms')}; profile ${o.keepTmp ? inTmp(file) : '(deleted; use --keep-tmp to keep it)'}`,
           ...p.hot.map((h) => `${fmt(h.share * 100, 1)} % ${fmt(h.selfMs, 0, ' ms')} \`${h.name}\` ${h.where}`),
         ],
       });
