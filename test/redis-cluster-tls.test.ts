@@ -14,7 +14,7 @@ import { clusterStoreMaker, startRedisCluster, type RedisClusterServer } from '.
 import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
 import { spawnGateway } from './helpers/child-gateway.js';
 import { startSimulator } from '../simulator/server.js';
-import { serverPort } from './helpers/ports.js';
+import { startServer } from './helpers/server-process.js';
 import { tlsPreflight } from '../src/store/tls-preflight.js';
 
 // Outside CI a machine without openssl skips these, as one without redis-server does; CI installs both.
@@ -102,15 +102,12 @@ test('rediss-cluster: a gateway on the TLS cluster serves a chat request and cha
 });
 
 test('rediss://: one TLS-only Redis server (private CA, client certificate required) holds the ledger', { skip, timeout: 30_000 }, async () => {
-  const port = await serverPort();
-  const server = spawn('redis-server', ['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-cert-file', certs!.serverCert,
-    '--tls-key-file', certs!.serverKey, '--tls-ca-cert-file', certs!.ca, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const files = { ca: readFileSync(certs!.ca), cert: readFileSync(certs!.clientCert), key: readFileSync(certs!.clientKey) };
+  const server = await startServer((port) => spawn('redis-server', ['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-cert-file', certs!.serverCert,
+    '--tls-key-file', certs!.serverKey, '--tls-ca-cert-file', certs!.ca, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
+  (port) => tlsPreflight('127.0.0.1', port, files, 500).then(() => true));
+  const { port } = server;
   try {
-    const files = { ca: readFileSync(certs!.ca), cert: readFileSync(certs!.clientCert), key: readFileSync(certs!.clientKey) };
-    for (const until = Date.now() + 5000; !(await tlsPreflight('127.0.0.1', port, files, 500).then(() => true, () => false));) {
-      assert.ok(Date.now() < until, 'the TLS server answers within 5 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
     const store = await openStore(`rediss://127.0.0.1:${port}`, { quotaFlushMs: 0 });
     try {
       await store.quota.createAccount('acct_tls', 1000);
@@ -121,6 +118,6 @@ test('rediss://: one TLS-only Redis server (private CA, client certificate requi
       await store.close();
     }
   } finally {
-    server.kill('SIGKILL');
+    server.child.kill('SIGKILL');
   }
 });

@@ -1,16 +1,16 @@
 // Starts a throwaway Redis Cluster on loopback for a test file: `masters` nodes holding the slots, each with
 // `replicas` replicas, from Debian's redis-server and `redis-cli --cluster create`; stops it afterwards.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
-import { serverPort } from './ports.js';
+import { startServer, type ServerProcess } from './server-process.js';
 import type { TestCerts } from './tls-certs.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { StoreMaker } from './store-contract.js';
 
-export interface ClusterNode { port: number; child: ChildProcess; exited: boolean }
+export type ClusterNode = ServerProcess;
 export interface RedisClusterServer {
   uri: string;
   nodes: ClusterNode[];
@@ -48,33 +48,17 @@ const sender = (certs?: TestCerts) => {
 const tlsArgs = (port: number, c: TestCerts) => ['--port', '0', '--tls-port', String(port), '--tls-cluster', 'yes', '--tls-replication', 'yes',
   '--tls-cert-file', c.serverCert, '--tls-key-file', c.serverKey, '--tls-ca-cert-file', c.ca, '--tls-auth-clients', 'yes'];
 
-/**
- * One cluster node, answering PING. A node that exits at start (its port or bus port was taken in the meantime by
- * another file's server) is started again on other ports.
- */
-async function startNode(dir: string, send: (port: number, args: string[]) => Promise<unknown>, tls?: TestCerts): Promise<ClusterNode> {
-  for (let attempt = 1; ; attempt++) {
-    const [port, bus] = [await serverPort(), await serverPort()];
+/** One cluster node, answering PING. */
+function startNode(dir: string, send: (port: number, args: string[]) => Promise<unknown>, tls?: TestCerts): Promise<ClusterNode> {
+  return startServer((port, [bus]) => {
     // No persistence; a short node timeout so a dead master's replica takes over within about two seconds.
     const listen = tls ? tlsArgs(port, tls) : ['--port', String(port)];
-    const child = spawn('redis-server', [...listen, '--cluster-port', String(bus), '--bind', '127.0.0.1',
+    return spawn('redis-server', [...listen, '--cluster-port', String(bus), '--bind', '127.0.0.1',
       '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '1000',
       // A replica may always take over, however long ago it last heard from its master (the test kills masters young).
       '--cluster-replica-validity-factor', '0',
       '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const node: ClusterNode = { port, child, exited: false };
-    child.once('exit', () => { node.exited = true; });
-    const until = Date.now() + 5000;
-    while (!node.exited && !(await send(port, ['PING']).then(() => true, () => false))) {
-      if (Date.now() > until) {
-        child.kill('SIGKILL');
-        throw new Error(`redis-server did not answer on port ${port} within 5 s`);
-      }
-      await sleep(30);
-    }
-    if (!node.exited) return node;
-    if (attempt === 5) throw new Error(`redis-server exited at start 5 times (last on ports ${port} and ${bus})`);
-  }
+  }, (port) => send(port, ['PING']).then(() => true), 1);
 }
 
 /** `tls`: every node speaks only TLS (`rediss-cluster://`), with these certificates. */

@@ -1,9 +1,9 @@
 // Starts a throwaway redis-server on a free loopback port for a test file, and stops it afterwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { serverPort } from './ports.js';
+import { startServer } from './server-process.js';
 
 export interface RedisServer { uri: string; port: number; stop(): Promise<void> }
 
@@ -37,33 +37,17 @@ async function ping(port: number): Promise<boolean> {
 }
 
 export async function startRedis(): Promise<RedisServer> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await serverPort();
-    // No persistence: the data dies with the process, and nothing is written into the working directory.
-    const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const state = { exited: false };
-    child.once('exit', () => { state.exited = true; });
-    const until = Date.now() + 5000;
-    while (!state.exited && !(await ping(port))) {
-      if (Date.now() > until) { child.kill('SIGKILL'); throw new Error(`redis-server did not answer on port ${port} within 5 s`); }
-      await new Promise((r) => setTimeout(r, 30));
-    }
-    // One that exited at start lost its port to another file's server in the meantime: start it on another.
-    if (!state.exited) return running(port, child, state);
-    if (attempt === 5) throw new Error(`redis-server exited at start 5 times (last on port ${port})`);
-  }
-}
-
-function running(port: number, child: ChildProcess, state: { exited: boolean }): RedisServer {
+  // No persistence: the data dies with the process, and nothing is written into the working directory.
+  const server = await startServer((port) => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  }), ping);
   return {
-    uri: `redis://127.0.0.1:${port}`,
-    port,
+    uri: `redis://127.0.0.1:${server.port}`,
+    port: server.port,
     async stop() {
-      if (state.exited) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
+      if (server.exited) return;
+      const gone = new Promise((r) => server.child.once('exit', r));
+      server.child.kill('SIGTERM');
       await gone;
     },
   };
