@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { UpstreamResponse } from '../src/transport/http-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Abort } from '../src/http/abort.js';
 import { relaySse, type OnEvent } from '../src/transport/sse-relay.js';
@@ -13,7 +14,7 @@ function rig(onEvent: OnEvent) {
   const upstream = new PassThrough();
   const written: string[] = [];
   const res = { write: (s: string) => { written.push(s); return true; }, once: () => res } as unknown as ServerResponse;
-  const end = relaySse(upstream as unknown as IncomingMessage, res, { maxEventBytes: 65536, idleMs: 5000, onEvent, signal: new Abort().signal });
+  const end = relaySse(upstream as unknown as UpstreamResponse, res, { maxEventBytes: 65536, idleMs: 5000, onEvent, signal: new Abort().signal });
   return { upstream, written, end };
 }
 

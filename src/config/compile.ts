@@ -1,7 +1,5 @@
 // Builds the immutable Runtime from checked config: validators, transforms and channel indexes made once.
 import { createHash } from 'node:crypto';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import type { CheckedConfig, ResolvedChannel } from './check.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import { compileTransform } from '../transform/compile-transform.js';
@@ -11,6 +9,7 @@ import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
 import { compileDialects } from './compile-dialects.js';
 import { compileProbe } from '../probe/compile-probe.js';
+import { newPool } from '../transport/http-client.js';
 import { extendsOf } from './vendor-files.js';
 
 const operatorPolicies = new Set(['admin', 'console']);
@@ -151,8 +150,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
   // A stand-in answers its dialect's clients for the operation it replaces (looked up per attempt, so kept by that name).
   const standIns = new Map<string, CompiledOperation[]>();
   for (const op of operations.values()) if (op.insteadOf) standIns.set(op.insteadOf, [...standIns.get(op.insteadOf) ?? [], op]);
-  // Pooled keep-alive connections per channel: the hot path never pays a new handshake.
-  const agentOpts = { keepAlive: true, maxSockets: c.max_connections ?? Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
+  const timeouts = { ...defaultTimeouts, ...c.timeouts };
   return {
     id: c.id,
     provider: c.telemetry_provider ?? extendsOf(c)[0],
@@ -165,10 +163,11 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
     modelMap: c.model_map ?? {},
     priority: c.priority ?? 0,
     weight: c.weight ?? 1,
-    timeouts: { ...defaultTimeouts, ...c.timeouts },
+    timeouts,
     operations,
     standIns,
-    agent: baseUrl.protocol === 'https:' ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts),
+    // Pooled keep-alive connections per channel: the hot path never pays a new handshake.
+    pool: newPool({ maxConnections: c.max_connections, connectMs: timeouts.connect_ms }),
     privateNetwork: c.private_network === true || allowPrivate,
     probe: c.probe && compileProbe(c.probe, transformMs),
   };

@@ -1,5 +1,5 @@
 // The compiled, immutable configuration every request reads from.
-import type { Agent as HttpAgent } from 'node:http';
+import type { Pool } from '../transport/http-client.js';
 import type { ValidateFunction } from 'ajv';
 import type { Transform } from '../transform/compile-transform.js';
 import type { Auth, Model, Group, Timeouts, TaskSettings, CallbackSettings } from '../types/generated/channels.js';
@@ -157,7 +157,7 @@ export interface CompiledChannel {
   operations: Map<string, CompiledOperation>;
   /** Operations that stand in for another (by its name) for the clients of their dialect. */
   standIns: Map<string, CompiledOperation[]>;
-  agent: HttpAgent;
+  pool: Pool;
   /** The vendor lives on a network the operator trusts: its result URLs may point to private addresses. */
   privateNetwork: boolean;
   /** The cheapest read-only call, sent by `switchyard check --probe`. */

@@ -1,10 +1,9 @@
 // Stage: tries channels in order until one answers; fails over only before any byte reached the client, and only
 // on failures the policy's retry rule allows. Every answer counts toward its channel's health.
-import type { IncomingMessage } from 'node:http';
 import type { CompiledChannel, CompiledOperation } from '../config/runtime.js';
 import { GatewayError, clip } from '../http/errors.js';
 import { TransformError } from '../transform/compile-transform.js';
-import { send, UpstreamFailure } from '../transport/http-client.js';
+import { send, UpstreamFailure, type UpstreamResponse } from '../transport/http-client.js';
 import { channelTarget, type ChannelCall } from '../transport/channel-target.js';
 import type { Gateway } from '../gateway.js';
 import type { Hold } from '../billing/reservation.js';
@@ -13,7 +12,7 @@ import { orderCandidates } from './select-channel.js';
 import { retryAfterMs } from './circuit-breaker.js';
 
 /** dispatch → the channel that answered, its response head, and what was sent. */
-export interface Sent { channel: CompiledChannel; op: CompiledOperation; response: IncomingMessage; upstreamModel: string; path: string }
+export interface Sent { channel: CompiledChannel; op: CompiledOperation; response: UpstreamResponse; upstreamModel: string; path: string }
 
 /** One attempt's request on one channel, built by the policy (and, for a task, recorded on its pending record). */
 export interface Attempt { channel: CompiledChannel; op: CompiledOperation; upstreamModel: string; hold: Hold }
@@ -141,7 +140,7 @@ function exhausted(last: Last, tried: number): GatewayError {
   return new GatewayError('upstream_error', `Upstream failed: ${why} (${n})`);
 }
 
-const header = (r: IncomingMessage, name: string) => {
+const header = (r: UpstreamResponse, name: string) => {
   const v = r.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };

@@ -1,10 +1,9 @@
 // Policy `task`, action `content`: streams a completed task's result through the gateway with backpressure;
 // status, type, length and Range pass through. Only what the record holds is fetched, never a URL from the client.
-import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../http/errors.js';
 import { addedMs } from '../pipeline/context.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
-import { send, UpstreamFailure, type Target } from '../transport/http-client.js';
+import { send, UpstreamFailure, type Target, type UpstreamResponse } from '../transport/http-client.js';
 import { defaultTimeouts, type CompiledChannel } from '../config/runtime.js';
 import { channelTarget } from '../transport/channel-target.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
@@ -20,7 +19,7 @@ export async function serveContent(ex: Exchange, c: Caller): Promise<void> {
   const rec = await ownTask(ex, c, c.params.id);
   if (rec.status !== 'completed') throw new GatewayError('task_not_completed', `Task is not completed yet, current status: ${rec.status}`);
   const range = typeof req.headers.range === 'string' ? { range: req.headers.range } : undefined;
-  let upstream: IncomingMessage;
+  let upstream: UpstreamResponse;
   const t0 = performance.now();
   const from = source(ex, rec);
   try {
@@ -79,7 +78,7 @@ function refusal(err: unknown, from: Source): GatewayError {
  * The vendor's content path with the channel's auth (or the URL its file API resolves it to), or the result URL
  * stored from the vendor's answer, fetched from a public address only unless the channel trusts its network.
  */
-async function open(ex: Exchange, rec: TaskRecord, from: Source, range?: Record<string, string>): Promise<IncomingMessage> {
+async function open(ex: Exchange, rec: TaskRecord, from: Source, range?: Record<string, string>): Promise<UpstreamResponse> {
   const signal = ex.ctx.abort.signal;
   const channel = ex.g.runtime.channel(rec.channel);
   const op = channel?.operations.get(rec.operation);
@@ -107,7 +106,7 @@ async function open(ex: Exchange, rec: TaskRecord, from: Source, range?: Record<
 }
 
 /** The channel's own content path; with tracing on, a client span of the request until the file is relayed. */
-async function download(ex: Exchange, rec: TaskRecord, channel: CompiledChannel, target: Target): Promise<IncomingMessage> {
+async function download(ex: Exchange, rec: TaskRecord, channel: CompiledChannel, target: Target): Promise<UpstreamResponse> {
   const span = ex.ctx.trace?.attempt(channel, target, rec.operation, rec.upstream_model, 0, 'content');
   try {
     const res = await send(target, ex.ctx.abort.signal);

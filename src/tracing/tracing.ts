@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CompiledChannel } from '../config/runtime.js';
 import type { RequestContext } from '../pipeline/context.js';
-import type { Target } from '../transport/http-client.js';
+import type { Target, UpstreamResponse } from '../transport/http-client.js';
 
 /** A span context in its W3C form, as kept with a task so its polls (on any instance, after a restart) can link to it. */
 export interface Carrier { traceparent: string; tracestate?: string }
@@ -40,7 +40,7 @@ export interface RequestTrace {
 
 export interface AttemptTrace {
   /** The vendor answered; `final` when this answer is the one the client gets (the span then lasts until its body is read). */
-  answered(response: IncomingMessage, final: boolean): void;
+  answered(response: UpstreamResponse, final: boolean): void;
   failed(kind: string): void;
 }
 

@@ -26,7 +26,7 @@ export function channelTarget(channel: CompiledChannel, c: ChannelCall): Target 
   }
   const path = applyAuth(channel.auth, { method: c.method, host: channel.baseUrl.host, path: joinPath(channel.baseUrl, c.path), headers, body: isStreamBody(c.body) ? undefined : c.body });
   const { connect_ms, first_byte_ms } = channel.timeouts;
-  return { url: targetUrl(path, channel.baseUrl), agent: channel.agent, method: c.method, headers, body: c.body, connectMs: connect_ms, firstByteMs: first_byte_ms };
+  return { url: targetUrl(path, channel.baseUrl), pool: channel.pool, method: c.method, headers, body: c.body, connectMs: connect_ms, firstByteMs: first_byte_ms };
 }
 
 // Target URLs are few (channel × path); parsing one per request is avoidable work on the hot path.

@@ -3,12 +3,13 @@
 // connection is destroyed, so it never waits for bytes that will not come) and logged as a 502; so is one that stops
 // arriving for `idleMs`. Chosen over http-proxy-3, which pipes the same way and measured the same (README, Performance).
 import { pipeline } from 'node:stream/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { UpstreamResponse } from './http-client.js';
 import type { RequestContext } from '../pipeline/context.js';
 
 export type RelayOutcome = 'done' | 'client_gone' | 'cut' | 'upstream_cut';
 
-export async function relayBody(ctx: RequestContext, upstream: IncomingMessage, res: ServerResponse, idleMs?: number): Promise<RelayOutcome> {
+export async function relayBody(ctx: RequestContext, upstream: UpstreamResponse, res: ServerResponse, idleMs?: number): Promise<RelayOutcome> {
   const onAbort = () => upstream.destroy();
   ctx.abort.signal.addEventListener('abort', onAbort, { once: true });
   const idle = idleMs ? watchIdle(upstream, idleMs) : undefined;
@@ -30,15 +31,16 @@ export async function relayBody(ctx: RequestContext, upstream: IncomingMessage, 
 }
 
 /**
- * Destroys the body when its socket read nothing for `ms`. No work per chunk: one timer per period compares the
- * socket's byte count. A client that stops reading stops the upstream too (backpressure), so it is cut the same way.
+ * Destroys the body when it brought nothing for `ms`. One timer per period checks whether a chunk came; the
+ * chunk only sets a flag. A client that stops reading stops the upstream too (backpressure), so it is cut the same way.
  */
-function watchIdle(upstream: IncomingMessage, ms: number): { fired: boolean; stop(): void } {
-  const state = { fired: false, stop: () => clearTimeout(timer) };
-  let seen = upstream.socket?.bytesRead ?? 0;
+function watchIdle(upstream: UpstreamResponse, ms: number): { fired: boolean; stop(): void } {
+  let moved = false;
+  const onData = () => { moved = true; };
+  const state = { fired: false, stop: () => { clearTimeout(timer); upstream.off('data', onData); } };
+  upstream.on('data', onData);
   const timer = setTimeout(function check() {
-    const now = upstream.socket?.bytesRead ?? seen;
-    if (now !== seen) { seen = now; timer.refresh(); return; }
+    if (moved) { moved = false; timer.refresh(); return; }
     state.fired = true;
     upstream.destroy(new Error(`no bytes for ${ms} ms`));
   }, ms);

@@ -1,11 +1,9 @@
 // Fetching URLs the gateway did not choose (a client's callback, a vendor's result URL): private, loopback,
 // link-local and metadata addresses are refused. The check runs in the pool's DNS lookup, at connect time, so the
 // address checked is the address used (no DNS rebinding), and every redirect hop is checked the same way.
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { send, type Target } from './http-client.js';
+import { newPool, send, type Pool, type Target } from './http-client.js';
 
 const blocked = new BlockList();
 for (const [net, bits] of [
@@ -40,20 +38,27 @@ function publicOnlyLookup(host: string, opts: LookupOptions, cb: (err: Error | n
   });
 }
 
-const keepAlive = { keepAlive: true, maxFreeSockets: 64 };
-/** Pools for foreign URLs: public addresses only, or any address where the operator trusts the network. */
-export const pools = {
-  public: { http: new HttpAgent({ ...keepAlive, lookup: publicOnlyLookup }), https: new HttpsAgent({ ...keepAlive, lookup: publicOnlyLookup }) },
-  trusted: { http: new HttpAgent(keepAlive), https: new HttpsAgent(keepAlive) },
-};
+/**
+ * Pools for foreign URLs: public addresses only, or any address where the operator trusts the network. A pool's
+ * connect timeout is its own, so there is one per timeout the config names (a handful).
+ */
+const pools = new Map<string, Pool>();
+function foreignPool(allowPrivate: boolean, connectMs: number): Pool {
+  const key = `${allowPrivate}:${connectMs}`;
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = newPool({ connectMs, lookup: allowPrivate ? undefined : publicOnlyLookup });
+    pools.set(key, pool);
+  }
+  return pool;
+}
 
 /** A target for a foreign URL; an IP literal (never looked up) is checked here. Throws UnsafeUrl. */
-export function foreignTarget(url: URL, allowPrivate: boolean, t: Omit<Target, 'url' | 'agent'>): Target {
+export function foreignTarget(url: URL, allowPrivate: boolean, t: Omit<Target, 'url' | 'pool'>): Target {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrl(`scheme ${url.protocol} is not allowed`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && isIP(host) && isPrivateAddress(host)) throw new UnsafeUrl(`${host} is a private address`);
-  const pool = allowPrivate ? pools.trusted : pools.public;
-  return { ...t, url, agent: url.protocol === 'https:' ? pool.https : pool.http };
+  return { ...t, url, pool: foreignPool(allowPrivate, t.connectMs) };
 }
 
 export interface SafePost { allowPrivate: boolean; timeoutMs: number; maxRedirects?: number }

@@ -1,6 +1,7 @@
 // Relays SSE event by event with backpressure, an idle bound and client-abort propagation; never holds the stream.
 import type { Signal } from '../http/abort.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { UpstreamResponse } from './http-client.js';
 import { SseParser, SseTooLarge, type SseEvent } from './sse-parser.js';
 
 export type RelayEnd = 'eof' | 'client_gone' | 'idle_timeout' | 'upstream_cut' | 'too_large' | 'cut';
@@ -17,7 +18,7 @@ export interface RelayOptions {
   signal: Signal;
 }
 
-export function relaySse(upstream: IncomingMessage, res: ServerResponse, opts: RelayOptions): Promise<RelayEnd> {
+export function relaySse(upstream: UpstreamResponse, res: ServerResponse, opts: RelayOptions): Promise<RelayEnd> {
   const { idleMs, onEvent } = opts;
   const parser = new SseParser(opts.maxEventBytes);
   return new Promise((resolve) => {
