@@ -34,7 +34,8 @@ export function send(t: Target, signal?: Signal): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) { reject(new UpstreamFailure('network', 'client closed the connection')); return; }
     const body = isStreamBody(t.body) ? t.body.open() : t.body ?? null;
-    const opts = { origin: t.url.origin, path: pathOf(t.url), method: t.method as Dispatcher.HttpMethod, headers: wireHeaders(t.headers), body };
+    const { origin, path } = wireOf(t.url);
+    const opts = { origin, path, method: t.method as Dispatcher.HttpMethod, headers: wireHeaders(t.headers), body };
     t.pool.dispatch(opts, new UpstreamCall(t.firstByteMs, signal, resolve, reject));
   });
 }
@@ -46,10 +47,11 @@ function wireHeaders(h: Record<string, string>): Record<string, string> {
   return h;
 }
 
-// Target URLs repeat: their path and query are derived once each.
-const paths = new WeakMap<URL, string>();
-function pathOf(url: URL): string {
-  let p = paths.get(url);
-  if (p === undefined) { p = `${url.pathname}${url.search}`; paths.set(url, p); }
-  return p;
+// Target URLs repeat: their origin and path (getters that build a string per call) are read once each.
+interface Wire { origin: string; path: string }
+const wires = new WeakMap<URL, Wire>();
+function wireOf(url: URL): Wire {
+  let w = wires.get(url);
+  if (!w) { w = { origin: url.origin, path: `${url.pathname}${url.search}` }; wires.set(url, w); }
+  return w;
 }
