@@ -22,7 +22,7 @@ export interface Target {
   headers: Record<string, string>;
   /** The bytes in hand, or a body streamed from disk (multipart uploads) opened anew for each attempt. */
   body?: Buffer | StreamBody;
-  /** The pool's connect bound (it applies it), named here for messages. */
+  /** The connect bound: a channel's pool was made with it; a foreign URL's pool is picked by it. */
   connectMs: number;
   firstByteMs: number;
 }
