@@ -36,6 +36,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Controller): void {
     this.controller = controller;
     if (this.pending) return controller.abort(this.pending);
+    // undici calls this again when it resends the request on another socket: the clock starts over.
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => this.fail(new UpstreamFailure('timeout', `no response within ${this.firstByteMs} ms`)), this.firstByteMs);
   }
 
