@@ -28,7 +28,7 @@ test('a continued conversation indexes only its new items; every item of the his
     items = [...previous, { type: 'message', role: 'user', content: `turn ${turn}` }, message(`msg_${turn}`, ':starts with a colon')];
     await conversations.put('responses', 'u1', { id: `resp_${turn}`, created_at: turn, response: { id: `resp_${turn}` }, items }, day, previous);
   }
-  assert.deepEqual(indexed, [1, 2, 3, 4, 5].map((n) => [`u1:i:msg_${n}`]), 'each turn wrote its own item only');
+  assert.deepEqual(indexed, [1, 2, 3, 4, 5].map((n) => [`u1:r:resp_${n}`, `u1:i:msg_${n}`]), 'each turn wrote its record and its own item only, in one write');
   for (let n = 1; n <= 5; n++) assert.equal((await conversations.item('responses', 'u1', `msg_${n}`) as { id: string }).id, `msg_${n}`);
   const last = await conversations.get('responses', 'u1', 'resp_5');
   assert.equal(last?.items.length, 10, 'the record keeps the whole history');

@@ -34,16 +34,21 @@ export class Conversations {
   /**
    * Keeps an answer, and each of its items that has an id. `previous`: the items of the answer it continues, whose
    * ids were kept with that one: a conversation's items are its whole history, and writing them all again on every
-   * turn made a long conversation's turn cost grow with its length.
+   * turn made a long conversation's turn cost grow with its length. The record and its new items are one write (one
+   * SQLite transaction, one MULTI per Redis slot): a record is never found without its items, and a kept stream
+   * costs one commit, not two.
    */
   async put(namespace: string, owner: string, c: Omit<Conversation, 'bytes'>, ttlMs: number, previous: unknown[] = []): Promise<Conversation> {
-    const kv = this.store.kv(namespace);
     const rec = { ...c, bytes: 0 };
     rec.bytes = Buffer.byteLength(JSON.stringify(rec));
-    await kv.set(recordKey(owner, c.id), rec, ttlMs);
     const kept = new Set(previous.map(idOf));
     const fresh = c.items.filter((i): i is { id: string } => idOf(i) !== undefined && !kept.has(idOf(i)));
-    if (fresh.length) await kv.setMany(fresh.map((i) => ({ key: itemKey(owner, i.id), value: i, ttl: ttlMs })));
+    const written = await this.store.kv(namespace).setMany([
+      { key: recordKey(owner, c.id), value: rec, ttl: ttlMs },
+      ...fresh.map((i) => ({ key: itemKey(owner, i.id), value: i as unknown, ttl: ttlMs })),
+    ]);
+    // keyv reports a failed SQLite write as false (the Redis adapter throws, and answers nothing): not kept.
+    if (Array.isArray(written) && written.includes(false)) throw new Error('the store did not take the answer');
     return rec;
   }
 
