@@ -1,8 +1,9 @@
 // Translated streams: the same stream through the gateway untranslated (OpenAI chat on an OpenAI-format channel,
 // bytes passed) and through each dialect translation (Responses, Messages and Gemini clients on that channel; an
-// OpenAI chat client on a Messages-format vendor and on a Gemini-format vendor), at 1, 20 and 100 streams, lanes interleaved run by run. Targets:
-// a translated stream's first event at most 1 ms later than the untranslated one's at 1 stream and 2 ms at 100
-// streams; a translated lane's CPU per event at most 2× the untranslated relay's (20 and 100 streams). Gateway only:
+// OpenAI chat client on a Messages-format vendor and on a Gemini-format vendor), at 1, 20, 50 and 100 streams, lanes
+// interleaved run by run. Targets: a translated stream's first event at most 1 ms later than the untranslated one's at
+// 1 stream and 2 ms at 100 streams; a translated lane's CPU per event at most 2× the untranslated relay's (20 and 100
+// streams). 50 streams has no target: it shows the load up to which a lane's first events do not queue. Gateway only:
 // the bare proxy and the simulator cannot translate. A new translated lane is one more entry in `lanes`.
 import { cpuSeconds } from '../proc-stats.js';
 import { streamLoad, summarize, type StreamSummary } from '../sse-client.js';
@@ -10,7 +11,7 @@ import { foreignLoadReport, type BenchContext, type Foreign, type Row, type Scen
 import { fmt, fmtRatio, median, pairedDelta, pairedRatio, signed } from '../stats.js';
 
 const pace = '[sim chunks=20 interval_ms=5]';
-const levels = [1, 20, 100] as const;
+const levels = [1, 20, 50, 100] as const;
 const eventsPerStream = 20;
 /** Added first-event delay of a translated stream over the untranslated one: at 1 stream, and at 100 streams. */
 const firstEventTarget: Partial<Record<number, number>> = { 1: 1, 100: 2 };
@@ -36,7 +37,8 @@ const lanes: Lane[] = [
     body: json({ model: 'gemini-2.5-flash', stream: true, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
 ];
 
-interface Measure { s: StreamSummary; cpuMsPerStream: number }
+/** `coreShare`: the gateway's CPU seconds over the wall seconds of the load (1.00 = its whole core). */
+interface Measure { s: StreamSummary; cpuMsPerStream: number; coreShare: number }
 
 export const sseTranslated: Scenario = {
   name: 'sse-translated',
@@ -45,12 +47,14 @@ export const sseTranslated: Scenario = {
     const seconds = ctx.mode === 'full' ? 3 : 2;
     const load = async (lane: Lane, concurrency: number, secs: number): Promise<Measure> => {
       const c0 = cpuSeconds(ctx.gatewayPid);
+      const t0 = performance.now();
       const results = await streamLoad({
         target: ctx.gateway, path: lane.path, body: lane.body, endMarker: lane.endMarker, concurrency, seconds: secs,
         maxStreams: 50_000, timeoutMs: 15_000, signal: ctx.signal,
       });
       const s = summarize(results);
-      return { s, cpuMsPerStream: ((cpuSeconds(ctx.gatewayPid) - c0) * 1000) / Math.max(1, s.streams) };
+      const cpu = cpuSeconds(ctx.gatewayPid) - c0;
+      return { s, cpuMsPerStream: (cpu * 1000) / Math.max(1, s.streams), coreShare: cpu / ((performance.now() - t0) / 1000) };
     };
     for (const lane of lanes) await load(lane, 20, 1); // warm-up, not recorded
     const runs: Record<string, Record<number, Measure>[]> = Object.fromEntries(lanes.map((l) => [l.name, []]));
@@ -83,9 +87,9 @@ export const sseTranslated: Scenario = {
         const failed = sum('failed');
         const limit = translated ? firstEventTarget[c] : undefined;
         const row: Row = {
-          metric: `${lane.name}, ${at}: TTFB p50 / p99, gap p99; streams / failed; CPU per stream`,
+          metric: `${lane.name}, ${at}: TTFB p50 / p99, gap p99; streams / failed; CPU per stream; share of the core`,
           target: limit !== undefined ? `first event ≤ untranslated + ${limit} ms` : undefined,
-          gateway: `${ms(median(col(rs, c, 'ttfbP50')))} / ${ms(median(col(rs, c, 'ttfbP99')))}, ${ms(median(col(rs, c, 'gapP99')))}; ${sum('streams')} / ${failed}; ${fmt(median(rs.map((r) => r[c].cpuMsPerStream)), 2, ' ms')}`,
+          gateway: `${ms(median(col(rs, c, 'ttfbP50')))} / ${ms(median(col(rs, c, 'ttfbP99')))}, ${ms(median(col(rs, c, 'gapP99')))}; ${sum('streams')} / ${failed}; ${fmt(median(rs.map((r) => r[c].cpuMsPerStream)), 2, ' ms')}; ${fmt(median(rs.map((r) => r[c].coreShare)), 2)}`,
           delta: translated ? `${signed(added)} first event` : undefined,
           pass: limit !== undefined ? added <= limit && failed === 0 : failed === 0 ? undefined : false,
         };
@@ -116,7 +120,7 @@ export const sseTranslated: Scenario = {
         `${seconds} s per lane and level per run; lanes interleaved run by run; ${ctx.runs} runs. "gateway − direct" here is each translated lane's TTFB p50 minus the untranslated lane's in the same run (the median of those differences).`,
         'The untranslated lane passes the vendor\'s bytes; the Responses, Messages and Gemini clients are translated from the unified format by their dialect\'s stream transform (JSONata, per event); the vendor lanes translate a Messages-format or Gemini-format vendor\'s events into unified chunks.',
         'CPU per stream: the gateway\'s utime + stime during the lane\'s runs divided by the streams completed; CPU per event: that over the 20 vendor events of a stream (a translated lane writes more client events for them). The ratio is the median of per-run ratios to the untranslated lane at the same level.',
-        'At 100 streams the load is 20,000 vendor events a second on the gateway\'s one core, near what it can relay even untranslated: there the first-event difference is queueing, and grows with any extra CPU per event a translation costs.',
+        'At 100 streams the load is 20,000 vendor events a second on the gateway\'s one core, near what it can relay even untranslated: there the first-event difference is queueing, and grows with any extra CPU per event a translation costs. The share of the core (the gateway\'s CPU seconds over the wall seconds of the lane\'s load) shows it: a lane near 1.00 has no idle time left, and its new streams wait for the core.',
         ...load3.notes,
         ...(errs.length ? [`stream errors: ${errs.map(([k, n]) => `${k} ×${n}`).join(', ')}`] : []),
       ],
