@@ -36,3 +36,15 @@ test('a continued conversation indexes only its new items; every item of the his
   assert.equal(await conversations.item('responses', 'u2', 'msg_1'), undefined, 'another owner finds nothing');
   await store.close();
 });
+
+test('an answer the store did not take is an error, not a silent loss (the caller logs it as not kept)', async () => {
+  const store = await openStore(`sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-conv-')), 'store.sqlite')}`, { quotaFlushMs: 0 });
+  const conversations = new Conversations(store);
+  // keyv catches the adapter's failure and answers `false` per entry.
+  const adapter = store.kv('responses').store as { setMany: (rows: unknown[]) => Promise<boolean[]> };
+  adapter.setMany = async () => { throw new Error('disk I/O error'); };
+  await assert.rejects(conversations.put('responses', 'u1', { id: 'resp_1', created_at: 1, response: { id: 'resp_1' }, items: [message('msg_1', 'one')] }, day),
+    /did not take the answer/);
+  assert.equal(await conversations.get('responses', 'u1', 'resp_1'), undefined);
+  await store.close();
+});

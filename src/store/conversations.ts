@@ -34,9 +34,8 @@ export class Conversations {
   /**
    * Keeps an answer, and each of its items that has an id. `previous`: the items of the answer it continues, whose
    * ids were kept with that one: a conversation's items are its whole history, and writing them all again on every
-   * turn made a long conversation's turn cost grow with its length. The record and its new items are one write (one
-   * SQLite transaction, one MULTI per Redis slot): a record is never found without its items, and a kept stream
-   * costs one commit, not two.
+   * turn made a long conversation's turn cost grow with its length. The record and its new items are one write: one
+   * SQLite transaction (a record is never found without its items) and one commit, not two; one MULTI per Redis slot.
    */
   async put(namespace: string, owner: string, c: Omit<Conversation, 'bytes'>, ttlMs: number, previous: unknown[] = []): Promise<Conversation> {
     const rec = { ...c, bytes: 0 };
