@@ -186,6 +186,7 @@ function usageRow(label, r) {
   const tr = document.createElement('tr');
   tr.dataset.model = label;
   tr.append(cell(label), cell(num(r.requests), 'num requests'), cell(num(r.prompt_tokens), 'num'), cell(num(r.completion_tokens), 'num'),
+    cell(num(r.cached_tokens), 'num cached'), cell(num(r.cache_write_tokens), 'num'), cell(num(r.reasoning_tokens), 'num'),
     cell(num(r.units), 'num'), cell(num(r.charged), 'num charged'), cell(`$${r.charged_usd.toFixed(4)}`, 'num'), cell(num(r.uncharged), 'num'));
   return tr;
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startStack, eventually, type Stack } from './helpers/stack.js';
 import { assertShapeA, chatUrl, client, post } from './helpers/api.js';
 import { projectRoot } from '../src/config/load-config.js';
+import { usageClasses } from '../src/store/quota-ledger.js';
 
 const adminKey = 'adm-' + 'k'.repeat(40);
 let stack: Stack;
@@ -152,6 +153,10 @@ test('usage: requests on two models and a refused one, grouped by model, route, 
   assert.ok(chat.prompt_tokens > 0 && chat.completion_tokens > 0 && chat.charged > 0);
   assert.equal(emb.requests, 1);
   assert.ok(emb.prompt_tokens > 0 && emb.completion_tokens === 0);
+  for (const r of [chat, emb, byModel.total]) {
+    assert.ok(usageClasses.every((k) => Number.isInteger(r[k])), `token classes: ${JSON.stringify(r)}`);
+    assert.equal('vendor_charged_usd' in r, r.vendor_charged > 0);
+  }
   const spent = 1_000_000 - (await stack.balance(id))!;
   assert.equal(byModel.total.charged, spent, 'the report adds up to what the balance lost');
   assert.equal(byModel.total.charged_usd, spent / 1000);
@@ -170,6 +175,28 @@ test('usage: requests on two models and a refused one, grouped by model, route, 
   assert.deepEqual(later.data, [], 'a range after the requests holds none');
   const entries = await stack.gw.store.quota.entries(id);
   assert.ok(entries.filter((e) => e.kind === 'settle').every((e) => e.model && e.route && e.channel === 'sim_openai' && e.user === 'bob'));
+});
+
+test('usage explains charges by token class; `vendor_charged_usd` appears only where a vendor reported a charge', async () => {
+  const id = (await call('POST', '/admin/tokens', { group: 'default', quota: 100_000, user: 'dora' })).json.id as string;
+  const quota = stack.gw.store.quota;
+  const classes = { cached_tokens: 300, cache_write_tokens: 20, reasoning_tokens: 40, audio_tokens: 5, image_tokens: 7 };
+  const close = async (request: string, model: string, vendor_charged?: number) => {
+    assert.equal(await quota.reserve(id, request, 5000, 'request', { user: 'dora', model, route: 'chat_completions' }), true);
+    await quota.settle(id, request, 5000, 2000, { channel: 'sim_openai', prompt_tokens: 500, completion_tokens: 100, ...classes, vendor_charged });
+  };
+  await close('cls1', 'gpt-4o', 1500);
+  await close('cls2', 'gpt-4o', 250);
+  await close('cls3', 'gpt-4o-mini');
+  const usage = (await call('GET', `/admin/usage?token=${id}`)).json;
+  const classesOf = (r: Record<string, number>) => Object.fromEntries(usageClasses.map((k) => [k, r[k]]));
+  const [big, mini] = usage.data;
+  assert.deepEqual([big.key, classesOf(big), big.charged_usd, big.vendor_charged_usd],
+    ['gpt-4o', { cached_tokens: 600, cache_write_tokens: 40, reasoning_tokens: 80, audio_tokens: 10, image_tokens: 14, vendor_charged: 1750 }, 4, 1.75]);
+  assert.deepEqual([mini.key, classesOf(mini)], ['gpt-4o-mini', { ...classes, vendor_charged: 0 }]);
+  assert.equal('vendor_charged_usd' in mini, false, 'no vendor charge reported: the row keeps its shape');
+  assert.deepEqual([classesOf(usage.total), usage.total.vendor_charged_usd],
+    [{ cached_tokens: 900, cache_write_tokens: 60, reasoning_tokens: 120, audio_tokens: 15, image_tokens: 21, vendor_charged: 1750 }, 1.75]);
 });
 
 test('billing endpoints for token holders: subscription and usage in OpenAI\'s dashboard shape', async () => {

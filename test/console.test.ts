@@ -102,6 +102,7 @@ test('an operator signs in, creates a token, sees its request in the chart and t
   });
   const usageRow = page.locator('#usage-table tbody tr[data-model="gpt-4o-mini"]');
   assert.equal(await usageRow.locator('td.requests').textContent(), '1');
+  assert.match((await usageRow.locator('td.cached').textContent())!, /^\d[\d,]*$/, 'the cached tokens column shows a count');
   const charged = Number((await usageRow.locator('td.charged').textContent())!.replace(/,/g, ''));
   assert.ok(charged > 0);
   assert.equal(Number(await page.locator('#usage-chart').getAttribute('data-total')), charged);

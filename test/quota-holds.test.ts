@@ -10,6 +10,7 @@ import { openStateDb, type StateDb } from '../src/store/sqlite-state.js';
 import { SqliteQuotaLedger } from '../src/store/sqlite-quota.js';
 import { SqliteHolds } from '../src/store/sqlite-holds.js';
 import { HeldQuota, type HeldQuotaOptions } from '../src/store/held-quota.js';
+import { usageClasses } from '../src/store/quota-ledger.js';
 import { eventually } from './helpers/stack.js';
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), 'switchyard-holds-')), 'state.sqlite');
@@ -159,7 +160,7 @@ test('an owner that stops beating is reclaimed by time; if it comes back, its pe
   await a.q.createAccount('acct', 100);
   assert.equal(await a.q.reserve('acct', 'r1', 10, 'request'), true);
   assert.equal(await a.q.reserve('acct', 'r2', 10, 'request'), true);
-  await a.q.settle('acct', 'r1', 10, 10);
+  await a.q.settle('acct', 'r1', 10, 10, { prompt_tokens: 8, cached_tokens: 5 });
   await new Promise((r) => setTimeout(r, 30));
   const b = open(file, { staleMs: 20 });
   assert.equal(await b.q.reserve('acct', 'b1', 95, 'request'), true, 'a\'s hold was reclaimed: all 100 is back');
@@ -173,6 +174,31 @@ test('an owner that stops beating is reclaimed by time; if it comes back, its pe
   assert.equal(await a.ledger.balance('acct'), 0, 'never negative');
   const late = (await a.ledger.entries('acct')).filter((e) => e.kind === 'late_charge');
   assert.deepEqual(late.map((e) => `${e.request}:${e.amount}`), ['r1:5', 'r2:0']);
+  assert.deepEqual([late[0].cached_tokens, (await a.ledger.totals('acct')).cached_tokens], [5, 5], 'a late charge keeps its usage');
   a.db.close();
   b.db.close();
+});
+
+test('a state file from before the token classes gains their columns: its rows read none, later closes sum them', async () => {
+  const file = fresh();
+  const old = open(file, { flushMs: 60_000 });
+  await old.q.createAccount('acct', 1000);
+  assert.equal(await old.q.reserve('acct', 'r1', 40, 'request', { model: 'm' }), true);
+  await old.q.settle('acct', 'r1', 40, 25, { channel: 'c1', prompt_tokens: 10, completion_tokens: 5 });
+  await old.q.close();
+  // The file as an older version left it: no token-class columns anywhere.
+  for (const table of ['quota_ledger', 'usage_hourly', 'usage_daily', 'usage_accounts']) {
+    for (const c of usageClasses) old.db.exec(`ALTER TABLE ${table} DROP COLUMN ${c}`);
+  }
+  old.db.close();
+  const a = open(file, { flushMs: 60_000 });
+  assert.equal(await a.q.reserve('acct', 'r2', 40, 'request', { model: 'm' }), true);
+  await a.q.settle('acct', 'r2', 40, 30, { channel: 'c1', prompt_tokens: 20, completion_tokens: 5, cached_tokens: 12, reasoning_tokens: 3, vendor_charged: 28 });
+  const closes = (await a.q.entries('acct')).filter((e) => e.kind === 'settle');
+  assert.deepEqual(closes.map((e) => [e.request, e.cached_tokens, e.reasoning_tokens, e.vendor_charged]), [['r1', null, null, null], ['r2', 12, 3, 28]]);
+  const [row] = await a.q.usage({ from: Date.now() - 3_600_000, to: Date.now() + 60_000, accounts: ['acct'], groupBy: 'model' });
+  assert.deepEqual([row.requests, row.prompt_tokens, row.cached_tokens, row.cache_write_tokens, row.reasoning_tokens, row.vendor_charged, row.charged], [2, 30, 12, 0, 3, 28, 55]);
+  assert.equal((await a.q.totals('acct')).vendor_charged, 28);
+  await a.q.close();
+  a.db.close();
 });

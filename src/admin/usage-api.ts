@@ -1,13 +1,14 @@
 // GET /admin/usage: what tokens spent, on what. `token`, `user`, `from`, `to` (unix seconds or ISO 8601; default
 // the last 30 days; counted by whole hours) and `group_by` (model, route, channel, day, token or user; default
 // model; two separated by a comma, e.g. `model,day`, give a row per pair). Each row sums the requests closed in
-// the range: prompt and completion tokens, units (seconds, images), what was charged, and what usage beyond a
-// reservation was not.
+// the range: prompt and completion tokens, the token classes that explain them (cached, cache writes, reasoning,
+// audio, image), units (seconds, images), what was charged, what usage beyond a reservation was not, and what the
+// vendors reported charging.
 import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { queryOf } from '../pipeline/match-route.js';
 import type { Exchange } from '../pipeline/exchange.js';
-import { addCounts, groupings, hourMs, type Grouping, type UsageQuery, type UsageRow } from '../store/usage.js';
+import { addCounts, groupings, hourMs, noUsage, type Grouping, type UsageQuery, type UsageRow } from '../store/usage.js';
 import { readRange } from './time-range.js';
 
 export async function serveUsage(ex: Exchange): Promise<void> {
@@ -43,9 +44,14 @@ function rowOf(r: UsageRow, thenBy?: Grouping): Omit<UsageRow, 'sub'> & Partial<
 }
 
 function total(rows: UsageRow[]): UsageRow {
-  const t: UsageRow = { key: 'total', requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+  const t: UsageRow = { key: 'total', ...noUsage() };
   for (const r of rows) addCounts(t, r);
   return t;
 }
 
-const withUsd = <R extends { charged: number }>(r: R, perUsd: number) => ({ ...r, charged_usd: Math.round((r.charged / perUsd) * 1e6) / 1e6 });
+/** Dollars beside units; the vendors' own figure only where they reported one, so other rows keep their shape. */
+const withUsd = <R extends { charged: number; vendor_charged: number }>(r: R, perUsd: number) => ({
+  ...r, charged_usd: usd(r.charged, perUsd), ...(r.vendor_charged > 0 && { vendor_charged_usd: usd(r.vendor_charged, perUsd) }),
+});
+
+const usd = (units: number, perUsd: number) => Math.round((units / perUsd) * 1e6) / 1e6;

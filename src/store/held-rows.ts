@@ -3,8 +3,8 @@
 // rollup. A request's reservation lived in the process's hold and is never written on its own: the store reads the
 // reserve entry back out of the close row (see sqlite-quota.ts), so the ledger still lists `<id>:reserve` and
 // `<id>:close` while a flush writes half the rows and half the index entries.
-import type { EntryTags, LedgerEntry } from './quota-ledger.js';
-import { hourOf, type RollupDelta } from './usage.js';
+import { tagsOf, usageClasses, type EntryTags, type LedgerEntry } from './quota-ledger.js';
+import { classCounts, hourOf, type RollupDelta } from './usage.js';
 
 /** A request closed in memory and not yet written. */
 export interface Closed {
@@ -29,6 +29,7 @@ export function closeArgs(c: Closed, owner: string): unknown[] {
   return [
     `${c.request}:close`, c.account, c.request, c.kind, c.charged - c.reserved, c.at, c.uncharged,
     t.user ?? null, t.model ?? null, t.route ?? null, t.channel ?? null, t.prompt_tokens ?? null, t.completion_tokens ?? null, t.units ?? null,
+    t.cached_tokens ?? null, t.cache_write_tokens ?? null, t.reasoning_tokens ?? null, t.audio_tokens ?? null, t.image_tokens ?? null, t.vendor_charged ?? null,
     owner, c.reserved, c.reservedAt, c.reserveTags?.units ?? null,
   ];
 }
@@ -43,7 +44,7 @@ export function addToRollup(cells: Map<string, RollupDelta>, c: Closed): void {
   if (!cell) {
     cells.set(k, {
       account: c.account, user: t.user ?? '', hour, model, route, channel, requests: 1, prompt_tokens: t.prompt_tokens ?? 0,
-      completion_tokens: t.completion_tokens ?? 0, units: t.units ?? 0, charged: c.charged, uncharged: c.uncharged,
+      completion_tokens: t.completion_tokens ?? 0, units: t.units ?? 0, charged: c.charged, uncharged: c.uncharged, ...classCounts(t),
     });
     return;
   }
@@ -53,14 +54,13 @@ export function addToRollup(cells: Map<string, RollupDelta>, c: Closed): void {
   cell.units += t.units ?? 0;
   cell.charged += c.charged;
   cell.uncharged += c.uncharged;
+  for (const n of usageClasses) cell[n] += t[n] ?? 0;
 }
 
 /** The charge of a request whose hold was reclaimed while it ran: taken from the account directly. */
 export function lateRow(c: Closed): LedgerEntry {
-  const t = c.closeTags;
   return {
     entry: `${c.request}:close`, account: c.account, request: c.request, kind: 'late_charge', amount: c.charged, at: c.at, uncharged: 0,
-    user: t.user ?? null, model: t.model ?? null, route: t.route ?? null, channel: t.channel ?? null,
-    prompt_tokens: t.prompt_tokens ?? null, completion_tokens: t.completion_tokens ?? null, units: t.units ?? null,
+    ...tagsOf(c.closeTags),
   };
 }

@@ -8,10 +8,26 @@ export interface EntryTags {
   prompt_tokens?: number | null; completion_tokens?: number | null;
   /** What the model is priced per besides tokens: seconds of video, images, calls. */
   units?: number | null;
+  /** Prompt tokens read from a prompt cache (all modalities). */
+  cached_tokens?: number | null;
+  /** Prompt tokens written to a prompt cache (all lifetimes). */
+  cache_write_tokens?: number | null;
+  /** Completion tokens spent reasoning. */
+  reasoning_tokens?: number | null;
+  /** Audio tokens, input plus output. */
+  audio_tokens?: number | null;
+  /** Image tokens, input plus output. */
+  image_tokens?: number | null;
+  /** What the vendor itself reported charging, in quota units; null when it reports nothing. */
+  vendor_charged?: number | null;
 }
 
+/** The counters that explain a close's usage by token class (and the vendor's own charge), summed like its tokens. */
+export const usageClasses = ['cached_tokens', 'cache_write_tokens', 'reasoning_tokens', 'audio_tokens', 'image_tokens', 'vendor_charged'] as const satisfies readonly (keyof EntryTags)[];
+export type UsageClass = (typeof usageClasses)[number];
+
 /** Known when a request is closed: the channel that served it and what it used. */
-export type CloseTags = Pick<EntryTags, 'channel' | 'prompt_tokens' | 'completion_tokens' | 'units'>;
+export type CloseTags = Pick<EntryTags, 'channel' | 'prompt_tokens' | 'completion_tokens' | 'units' | UsageClass>;
 
 export interface LedgerEntry extends EntryTags {
   entry: string; account: string; request: string; kind: string; amount: number; at: number;
@@ -20,12 +36,14 @@ export interface LedgerEntry extends EntryTags {
 }
 
 /** The tags every entry carries, null when unknown (a topup has no model; a refund by recovery no channel). */
-export const tagNames = ['user', 'model', 'route', 'channel', 'prompt_tokens', 'completion_tokens', 'units'] as const;
+export const tagNames = ['user', 'model', 'route', 'channel', 'prompt_tokens', 'completion_tokens', 'units', ...usageClasses] as const;
 
 export function tagsOf(t: EntryTags | undefined): Required<{ [K in keyof EntryTags]: EntryTags[K] | null }> {
   return {
     user: t?.user ?? null, model: t?.model ?? null, route: t?.route ?? null, channel: t?.channel ?? null,
     prompt_tokens: t?.prompt_tokens ?? null, completion_tokens: t?.completion_tokens ?? null, units: t?.units ?? null,
+    cached_tokens: t?.cached_tokens ?? null, cache_write_tokens: t?.cache_write_tokens ?? null, reasoning_tokens: t?.reasoning_tokens ?? null,
+    audio_tokens: t?.audio_tokens ?? null, image_tokens: t?.image_tokens ?? null, vendor_charged: t?.vendor_charged ?? null,
   };
 }
 
@@ -85,9 +103,11 @@ export function clampCharge(reserved: number, actual: number): Settled {
 /** A close entry's tags: who and what from the reservation, the rest from the close; usage only where something was charged. */
 export function closeTags(r: Pick<OpenReservation, 'user' | 'model' | 'route' | 'units'>, t: CloseTags | undefined, charged: number): EntryTags {
   const used = charged > 0 || Boolean(t?.prompt_tokens || t?.completion_tokens);
-  return {
+  const tags: EntryTags = {
     user: r.user, model: r.model, route: r.route, channel: t?.channel,
     prompt_tokens: used ? t?.prompt_tokens : undefined, completion_tokens: used ? t?.completion_tokens : undefined,
     units: charged > 0 ? t?.units ?? r.units : undefined,
   };
+  for (const k of usageClasses) tags[k] = used ? t?.[k] : undefined;
+  return tags;
 }

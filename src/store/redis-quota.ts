@@ -1,9 +1,9 @@
 // Quota ledger in Redis: each movement is one Lua script that checks and moves the balance atomically.
 // Open reservations are kept too, with the process that holds them, so a sweep can refund the reservations of a
 // process that died and a settle never trusts its caller for the amount.
-import { clampCharge, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { LuaScript, type RedisClient } from './redis-client.js';
-import { groupCells, hourMs, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
+import { countsOf, groupCells, hourMs, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 
 // Keys. Everything a movement touches belongs to one account and carries its hash tag `{a:<account>}`, so every
 // script runs on one Redis Cluster slot (on one node it is just a name):
@@ -27,21 +27,25 @@ const ownerKey = (owner: string) => `${P}{own:${owner}}:open`;
 // declared keys; an undeclared one already moved would fail the script halfway, after some of its writes.
 const lib = `
 local A = string.sub(KEYS[1], 1, -4)
+local classes = {${usageClasses.map((n) => `'${n}'`).join(', ')}}
+local counted = {'prompt_tokens', 'completion_tokens', 'units', unpack(classes)}
 local function tag(v) if v == nil or v == '' then return nil end return v end
 local function num(v) if v == nil or v == '' then return nil end return tonumber(v) end
 local function row(entry, account, request, kind, amount, at, uncharged, t)
   t = t or {}
-  local r = cjson.encode({entry = entry, account = account, request = request, kind = kind, amount = amount, at = at, uncharged = uncharged,
-    user = t.user, model = t.model, route = t.route, channel = t.channel, prompt_tokens = t.prompt_tokens,
-    completion_tokens = t.completion_tokens, units = t.units})
+  local e = {entry = entry, account = account, request = request, kind = kind, amount = amount, at = at, uncharged = uncharged,
+    user = t.user, model = t.model, route = t.route, channel = t.channel}
+  for _, k in ipairs(counted) do e[k] = t[k] end
+  local r = cjson.encode(e)
   redis.call('SET', A .. 'entry:' .. entry, r)
   redis.call('RPUSH', A .. 'log', r)
 end
+-- A count of 0 or none writes nothing: a missing field reads as 0.
 local function add(key, cell, t, charged, uncharged)
   redis.call('HINCRBY', key, cell .. 'requests', 1)
-  if t.prompt_tokens then redis.call('HINCRBY', key, cell .. 'prompt_tokens', t.prompt_tokens) end
-  if t.completion_tokens then redis.call('HINCRBY', key, cell .. 'completion_tokens', t.completion_tokens) end
-  if t.units then redis.call('HINCRBY', key, cell .. 'units', t.units) end
+  for _, k in ipairs(counted) do
+    if t[k] and t[k] > 0 then redis.call('HINCRBY', key, cell .. k, t[k]) end
+  end
   if charged > 0 then redis.call('HINCRBY', key, cell .. 'charged', charged) end
   if uncharged > 0 then redis.call('HINCRBY', key, cell .. 'uncharged', uncharged) end
 end
@@ -74,7 +78,8 @@ redis.call('SET', A .. 'open:' .. request, cjson.encode({request = request, acco
 return 1`);
 
 // KEYS: the account's bal. ARGV: account, request, kind (settle|refund), wanted charge, caller's reserved (for a
-// reservation without its open row), now, channel, prompt_tokens, completion_tokens, units. Returns {charged,
+// reservation without its open row), now, channel, prompt_tokens, completion_tokens, units, then the token classes
+// in usageClasses' order (cached_tokens … vendor_charged). Returns {charged,
 // uncharged, owner of the reservation it closed or ''}; a request closed before answers what that close charged.
 const close = new LuaScript(`${lib}
 local account, request, kind, want, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6])
@@ -107,6 +112,7 @@ local used = charged > 0 or pos(ARGV[8]) or pos(ARGV[9])
 local t = {user = str(by.user), model = str(by.model), route = str(by.route), channel = tag(ARGV[7]),
   prompt_tokens = used and num(ARGV[8]) or nil, completion_tokens = used and num(ARGV[9]) or nil,
   units = charged > 0 and (num(ARGV[10]) or (type(by.units) == 'number' and by.units or nil)) or nil}
+for i, k in ipairs(classes) do t[k] = used and num(ARGV[10 + i]) or nil end
 row(request .. ':close', account, request, kind, charged - amount, now, uncharged, t)
 rollup(account, now, t, charged, uncharged)
 if open then redis.call('DEL', A .. 'open:' .. request) end
@@ -187,8 +193,7 @@ export class RedisQuotaLedger implements QuotaLedger {
 
   async totals(account: string): Promise<UsageTotals> {
     const h = await this.client.hGetAll(`${acctKey(account)}usage`);
-    const n = (k: string) => Number(h[k] ?? 0);
-    return { requests: n('requests'), prompt_tokens: n('prompt_tokens'), completion_tokens: n('completion_tokens'), units: n('units'), charged: n('charged'), uncharged: n('uncharged') };
+    return countsOf((n) => Number(h[n] ?? 0));
   }
 
   /** Per account asked (or every account): the daily cells of the whole days and the hourly cells of the ends. */
@@ -252,7 +257,7 @@ function cellsOf(fields: Record<string, string>, hour: number, keep: (account: s
     const id = field.slice(0, field.length - total.length);
     let c = byCell.get(id);
     if (!c) {
-      c = { account, model, route, channel, user, hour, requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+      c = { account, model, route, channel, user, hour, ...noUsage() };
       byCell.set(id, c);
     }
     c[total as keyof Pick<RollupDelta, 'requests'>] = Number(value);
@@ -260,7 +265,8 @@ function cellsOf(fields: Record<string, string>, hour: number, keep: (account: s
   return [...byCell.values()];
 }
 
-const closeArgs = (t: CloseTags | undefined) => [t?.channel ?? '', t?.prompt_tokens ?? '', t?.completion_tokens ?? '', t?.units ?? ''];
+const closeArgs = (t: CloseTags | undefined) =>
+  [t?.channel ?? '', t?.prompt_tokens ?? '', t?.completion_tokens ?? '', t?.units ?? '', ...usageClasses.map((n) => t?.[n] ?? '')];
 
 /** Amounts are whole units; anything else is a bug upstream of the store, refused before it reaches Lua. */
 function whole(amount: number): number {

@@ -2,7 +2,7 @@
 // Open reservations are also kept in `quota_open` with the process that holds them, so a sweep can refund the
 // reservations of a process that died (see recovery.ts) and a settle never trusts its caller for the amount.
 import type { StateDb } from './sqlite-state.js';
-import { clampCharge, closeTags, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import { WriteBatch } from './write-batch.js';
 import { SqliteUsage } from './sqlite-usage.js';
 import { rollupOf, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
@@ -42,23 +42,25 @@ function migrate(db: StateDb): void {
 }
 
 const openColumns = 'request, account, amount, owner, scope, at, user, model, route, units';
-const tagColumns = [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['channel', 'TEXT'], ['prompt_tokens', 'INTEGER'], ['completion_tokens', 'INTEGER'], ['units', 'INTEGER']] as const;
-export const entryColumns = `entry, account, request, kind, amount, at, uncharged, ${tagColumns.map(([n]) => n).join(', ')}`;
+const tagColumns = [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['channel', 'TEXT'], ['prompt_tokens', 'INTEGER'], ['completion_tokens', 'INTEGER'], ['units', 'INTEGER'],
+  ...usageClasses.map((n) => [n, 'INTEGER'] as const)] as const;
+const entryNames = ['entry', 'account', 'request', 'kind', 'amount', 'at', 'uncharged', ...tagColumns.map(([n]) => n)];
+export const entryColumns = entryNames.join(', ');
 /** An INSERT of one entry (and the process that held its money), skipped when the entry exists; takes entryArgs. */
-export const insertEntry = `INSERT INTO quota_ledger (${entryColumns}, held_by) VALUES (${'?, '.repeat(14)}?) ON CONFLICT(entry) DO NOTHING`;
+export const insertEntry = `INSERT INTO quota_ledger (${entryColumns}, held_by) VALUES (${'?, '.repeat(entryNames.length)}?) ON CONFLICT(entry) DO NOTHING`;
 /**
  * A close written against a process's hold (held-rows.ts closeArgs) also carries the reservation it closed, which was
  * never written on its own: `entries` reads it back as the request's `<id>:reserve` entry.
  */
 const reservedColumns = [['reserved', 'INTEGER'], ['reserved_at', 'INTEGER'], ['reserved_units', 'INTEGER']] as const;
 export const insertHeldClose = `INSERT INTO quota_ledger (${entryColumns}, held_by, ${reservedColumns.map(([n]) => n).join(', ')})
-  VALUES (${'?, '.repeat(17)}?) ON CONFLICT(entry) DO NOTHING`;
+  VALUES (${'?, '.repeat(entryNames.length + 3)}?) ON CONFLICT(entry) DO NOTHING`;
 /** Every entry of an account in the order written, a close that carries its reservation preceded by that reserve entry. */
 const entriesOf = `SELECT ${entryColumns} FROM (
     SELECT rowid AS seq, 1 AS part, ${entryColumns} FROM quota_ledger WHERE account = ?
     UNION ALL
     SELECT rowid, 0, request || ':reserve', account, request, 'reserve', reserved, reserved_at, 0, user, model, route,
-      NULL, NULL, NULL, reserved_units FROM quota_ledger WHERE account = ? AND reserved IS NOT NULL)
+      NULL, NULL, NULL, reserved_units${', NULL'.repeat(usageClasses.length)} FROM quota_ledger WHERE account = ? AND reserved IS NOT NULL)
   ORDER BY at, seq, part`;
 /**
  * An entry as the INSERT takes it, in column order, every tag null when unknown. Positional and built in one go: a
@@ -66,7 +68,8 @@ const entriesOf = `SELECT ${entryColumns} FROM (
  */
 export const entryArgs = (e: LedgerEntry, heldBy: string | null) => [
   e.entry, e.account, e.request, e.kind, e.amount, e.at, e.uncharged ?? 0, e.user ?? null, e.model ?? null, e.route ?? null,
-  e.channel ?? null, e.prompt_tokens ?? null, e.completion_tokens ?? null, e.units ?? null, heldBy,
+  e.channel ?? null, e.prompt_tokens ?? null, e.completion_tokens ?? null, e.units ?? null, e.cached_tokens ?? null, e.cache_write_tokens ?? null,
+  e.reasoning_tokens ?? null, e.audio_tokens ?? null, e.image_tokens ?? null, e.vendor_charged ?? null, heldBy,
 ];
 
 export class SqliteQuotaLedger implements QuotaLedger {

@@ -2,7 +2,8 @@
 // in the same transaction as the ledger entries it sums. A report reads the daily rows of the whole days it spans
 // and the hourly rows of its two ends.
 import type { StateDb } from './sqlite-state.js';
-import { mergeDeltas, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
+import { usageClasses } from './quota-ledger.js';
+import { countNames, mergeDeltas, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 
 const cells = (table: string, period: string) => `
   CREATE TABLE IF NOT EXISTS ${table} (
@@ -17,13 +18,24 @@ const schema = `${cells('usage_hourly', 'hour')}${cells('usage_daily', 'day')}
   CREATE TABLE IF NOT EXISTS usage_accounts (account TEXT PRIMARY KEY, requests INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL, units INTEGER NOT NULL, charged INTEGER NOT NULL, uncharged INTEGER NOT NULL);`;
 
-const totals = ['requests', 'prompt_tokens', 'completion_tokens', 'units', 'charged', 'uncharged'];
-const sums = totals.map((t) => `SUM(${t}) AS ${t}`).join(', ');
-const upsert = (table: string, period: string) => `INSERT INTO ${table} (account, ${period}, model, route, channel, user, ${totals.join(', ')})
-  VALUES (${'?, '.repeat(11)}?)
-  ON CONFLICT(account, ${period}, model, route, channel) DO UPDATE SET ${totals.map((t) => `${t} = ${t} + excluded.${t}`).join(', ')}`;
-const cellArgs = (d: RollupDelta, period: number) =>
-  [d.account, period, d.model, d.route, d.channel, d.user, d.requests, d.prompt_tokens, d.completion_tokens, d.units, d.charged, d.uncharged];
+/** Adds the token-class columns of later versions (0 in the rows written before), in one transaction. */
+function migrate(db: StateDb): void {
+  db.transaction(() => {
+    for (const table of ['usage_hourly', 'usage_daily', 'usage_accounts']) {
+      const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table);
+      for (const name of usageClasses) if (!columns.includes(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} INTEGER NOT NULL DEFAULT 0`);
+    }
+  }).immediate();
+}
+
+const totals = countNames.join(', ');
+const sums = countNames.map((t) => `SUM(${t}) AS ${t}`).join(', ');
+const addUp = countNames.map((t) => `${t} = ${t} + excluded.${t}`).join(', ');
+const upsert = (table: string, period: string) => `INSERT INTO ${table} (account, ${period}, model, route, channel, user, ${totals})
+  VALUES (${'?, '.repeat(5 + countNames.length)}?)
+  ON CONFLICT(account, ${period}, model, route, channel) DO UPDATE SET ${addUp}`;
+const counts = (d: RollupDelta) => countNames.map((n) => d[n]);
+const cellArgs = (d: RollupDelta, period: number) => [d.account, period, d.model, d.route, d.channel, d.user, ...counts(d)];
 
 /** The report key of a row of either table (`seconds`: the length of its period). */
 const keyOf = (by: UsageQuery['groupBy'], period: string, seconds: number): string =>
@@ -37,18 +49,19 @@ export class SqliteUsage {
 
   constructor(private readonly db: StateDb) {
     db.exec(schema);
+    migrate(db);
     this.addHour = db.prepare(upsert('usage_hourly', 'hour'));
     this.addDay = db.prepare(upsert('usage_daily', 'day'));
-    this.addTotal = db.prepare(`INSERT INTO usage_accounts (account, ${totals.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT(account) DO UPDATE SET ${totals.map((t) => `${t} = ${t} + excluded.${t}`).join(', ')}`);
-    this.total = db.prepare(`SELECT ${totals.join(', ')} FROM usage_accounts WHERE account = ?`);
+    this.addTotal = db.prepare(`INSERT INTO usage_accounts (account, ${totals}) VALUES (${'?, '.repeat(countNames.length)}?)
+      ON CONFLICT(account) DO UPDATE SET ${addUp}`);
+    this.total = db.prepare(`SELECT ${totals} FROM usage_accounts WHERE account = ?`);
   }
 
   /** Call inside the transaction that writes the entries these deltas sum. */
   apply(deltas: RollupDelta[]): void {
     for (const d of deltas) {
       this.addHour.run(cellArgs(d, d.hour));
-      this.addTotal.run(d.account, d.requests, d.prompt_tokens, d.completion_tokens, d.units, d.charged, d.uncharged);
+      this.addTotal.run(d.account, ...counts(d));
     }
     // Cells of one day: the deltas merged again with the day as their period (hour / 24).
     for (const d of mergeDeltas(deltas.map((x) => ({ ...x, hour: Math.floor(x.hour / 24) })))) this.addDay.run(cellArgs(d, d.hour));
@@ -56,7 +69,7 @@ export class SqliteUsage {
 
   /** An account's totals since it was created. */
   totals(account: string): UsageTotals {
-    return (this.total.get(account) as UsageTotals | undefined) ?? { requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+    return (this.total.get(account) as UsageTotals | undefined) ?? noUsage();
   }
 
   query(q: UsageQuery): UsageRow[] {
@@ -71,7 +84,7 @@ export class SqliteUsage {
       if (q.accounts) { where.push(`account IN (${q.accounts.map(() => '?').join(',')})`); args.push(...q.accounts); }
       if (q.user !== undefined) { where.push('user = ?'); args.push(q.user); }
       const sub = q.thenBy ? `, ${keyOf(q.thenBy, period, seconds)} AS sub` : '';
-      parts.push(`SELECT ${keyOf(q.groupBy, period, seconds)} AS key${sub}, ${totals.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}`);
+      parts.push(`SELECT ${keyOf(q.groupBy, period, seconds)} AS key${sub}, ${totals} FROM ${table} WHERE ${where.join(' AND ')}`);
     };
     part('usage_daily', 'day', 86_400, days ? [days] : []);
     part('usage_hourly', 'hour', 3_600, hours);

@@ -1,7 +1,7 @@
 // Usage reports: closed requests summed per account, model, route and channel, per hour and per day, as they are
 // written (a rollup beside the ledger, in the same transaction). A report reads whole days from the daily cells and
 // only the hours at its two ends from the hourly ones, so its cost follows the days it spans, not the entries.
-import type { LedgerEntry } from './quota-ledger.js';
+import { usageClasses, type EntryTags, type LedgerEntry, type UsageClass } from './quota-ledger.js';
 
 export const groupings = ['model', 'route', 'channel', 'day', 'token', 'user'] as const;
 export type Grouping = (typeof groupings)[number];
@@ -18,11 +18,34 @@ export interface UsageQuery {
   thenBy?: Grouping;
 }
 
-export interface UsageTotals { requests: number; prompt_tokens: number; completion_tokens: number; units: number; charged: number; uncharged: number }
+/** `vendor_charged` sums what the vendors reported charging (in units), beside `charged`, what the gateway charged. */
+export interface UsageTotals extends Record<UsageClass, number> {
+  requests: number; prompt_tokens: number; completion_tokens: number; units: number; charged: number; uncharged: number;
+}
 export interface UsageRow extends UsageTotals { key: string; sub?: string }
 
 /** One rollup cell: a closed request's contribution, keyed by where it lands. */
 export interface RollupDelta extends UsageTotals { account: string; user: string; hour: number; model: string; route: string; channel: string }
+
+/** Every count of a rollup, in the order the stores keep them (SQLite columns, Redis hash fields). */
+export const countNames = ['requests', 'prompt_tokens', 'completion_tokens', 'units', 'charged', 'uncharged', ...usageClasses] as const satisfies readonly (keyof UsageTotals)[];
+
+/** Totals with each count read by `of`. */
+export function countsOf(of: (n: (typeof countNames)[number]) => number): UsageTotals {
+  const c = {} as UsageTotals;
+  for (const n of countNames) c[n] = of(n);
+  return c;
+}
+
+/** Nothing used (an account that closed no request yet, an empty report's total). */
+export const noUsage = (): UsageTotals => countsOf(() => 0);
+
+/** A close's token classes as counts, 0 where unknown. */
+export function classCounts(t: EntryTags): Record<UsageClass, number> {
+  const c = {} as Record<UsageClass, number>;
+  for (const k of usageClasses) c[k] = t[k] ?? 0;
+  return c;
+}
 
 export const hourMs = 3_600_000;
 export const hourOf = (ms: number) => Math.floor(ms / hourMs);
@@ -55,19 +78,12 @@ export function rollupOf(e: LedgerEntry, charged: number): RollupDelta | undefin
   return {
     account: e.account, user: e.user ?? '', hour: hourOf(e.at), model: e.model ?? '', route: e.route ?? '', channel: e.channel ?? '',
     requests: 1, prompt_tokens: e.prompt_tokens ?? 0, completion_tokens: e.completion_tokens ?? 0, units: e.units ?? 0,
-    charged, uncharged: e.uncharged ?? 0,
+    charged, uncharged: e.uncharged ?? 0, ...classCounts(e),
   };
 }
 
-type Counts = Pick<UsageRow, 'requests' | 'prompt_tokens' | 'completion_tokens' | 'units' | 'charged' | 'uncharged'>;
-
-export function addCounts(into: Counts, d: Counts): void {
-  into.requests += d.requests;
-  into.prompt_tokens += d.prompt_tokens;
-  into.completion_tokens += d.completion_tokens;
-  into.units += d.units;
-  into.charged += d.charged;
-  into.uncharged += d.uncharged;
+export function addCounts(into: UsageTotals, d: UsageTotals): void {
+  for (const n of countNames) into[n] += d[n];
 }
 
 /** Many requests of one flush add up to one write per cell. */
@@ -100,7 +116,7 @@ export function groupCells(cells: RollupDelta[], by: Grouping, thenBy?: Grouping
     const id = sub === undefined ? key : `${key}\u0000${sub}`;
     let r = rows.get(id);
     if (!r) {
-      r = { key, ...(sub !== undefined && { sub }), requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 };
+      r = { key, ...(sub !== undefined && { sub }), ...noUsage() };
       rows.set(id, r);
     }
     addCounts(r, c);

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../src/store/open-store.js';
-import type { LedgerEntry } from '../../src/store/quota-ledger.js';
+import { usageClasses, type LedgerEntry } from '../../src/store/quota-ledger.js';
+import { noUsage } from '../../src/store/usage.js';
 
 /** `fresh()` opens an empty store; `again()` opens a second connection to the same one (another instance). */
 export interface StoreMaker { fresh(): Promise<Store>; again(): Promise<Store> }
@@ -12,6 +13,7 @@ type Opts = { skip?: string | boolean };
 const uid = (p: string) => `${p}_${randomBytes(5).toString('hex')}`;
 const fieldsOf = (e: object) => Object.keys(e).sort();
 const pick = (e: LedgerEntry) => ({ user: e.user, model: e.model, route: e.route, channel: e.channel, prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, units: e.units });
+const classesOf = (e: LedgerEntry) => Object.fromEntries(usageClasses.map((k) => [k, e[k]]));
 
 export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): void {
   const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} quota: ${title}`, { ...opts, timeout: 20_000 }, async () => {
@@ -42,8 +44,8 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
       ['topup:ref1', 'ref1', 'topup', -50],
     ]);
     for (const e of entries) {
-      assert.deepEqual(fieldsOf(e), ['account', 'amount', 'at', 'channel', 'completion_tokens', 'entry', 'kind', 'model', 'prompt_tokens', 'request',
-        'route', 'uncharged', 'units', 'user']);
+      assert.deepEqual(fieldsOf(e), ['account', 'amount', 'at', 'audio_tokens', 'cache_write_tokens', 'cached_tokens', 'channel', 'completion_tokens', 'entry',
+        'image_tokens', 'kind', 'model', 'prompt_tokens', 'reasoning_tokens', 'request', 'route', 'uncharged', 'units', 'user', 'vendor_charged']);
       assert.equal(e.account, acct);
       assert.ok(Number.isInteger(e.at) && Math.abs(e.at - Date.now()) < 60_000);
     }
@@ -72,7 +74,7 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
     assert.equal(es.find((e) => e.kind === 'topup' && e.route === 'admin')?.amount, -5);
     const span = { from: Date.now() - 3_600_000, to: Date.now() + 60_000 };
     const row = (key: string, requests: number, p: number, c: number, units: number, charged: number, uncharged: number) =>
-      ({ key, requests, prompt_tokens: p, completion_tokens: c, units, charged, uncharged });
+      ({ ...noUsage(), key, requests, prompt_tokens: p, completion_tokens: c, units, charged, uncharged });
     assert.deepEqual(await q.quota.usage({ ...span, accounts: [a1], groupBy: 'model' }),
       [row('gpt-x', 2, 540, 480, 0, 420, 600), row('vid', 1, 0, 0, 8, 50, 0)]);
     assert.deepEqual(await q.quota.usage({ ...span, accounts: [a1], groupBy: 'channel' }),
@@ -93,8 +95,34 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
     // Two ways at once (what a chart of each model by day reads): a row per model and day.
     assert.deepEqual(await b.quota.usage({ ...wide, accounts: [a1], groupBy: 'model', thenBy: 'day' }),
       [{ ...row('gpt-x', 2, 540, 480, 0, 420, 600), sub: day }, { ...row('vid', 1, 0, 0, 8, 50, 0), sub: day }]);
-    assert.deepEqual(await b.quota.totals(a1), { requests: 3, prompt_tokens: 540, completion_tokens: 480, units: 8, charged: 470, uncharged: 600 });
-    assert.deepEqual(await q.quota.totals(uid('nobody')), { requests: 0, prompt_tokens: 0, completion_tokens: 0, units: 0, charged: 0, uncharged: 0 });
+    assert.deepEqual(await b.quota.totals(a1), { ...noUsage(), requests: 3, prompt_tokens: 540, completion_tokens: 480, units: 8, charged: 470, uncharged: 600 });
+    assert.deepEqual(await q.quota.totals(uid('nobody')), noUsage());
+  });
+
+  t('a close explains its usage by token class: its entry lists the classes, usage and totals sum them, a refund has none', async (q, b) => {
+    const acct = uid('acct');
+    await q.quota.createAccount(acct, 10_000);
+    const who = { user: uid('user'), model: 'gpt-x', route: 'chat' };
+    const classes = (n: number) => ({ cached_tokens: 30 * n, cache_write_tokens: 20 * n, reasoning_tokens: 15 * n, audio_tokens: 4 * n, image_tokens: 6 * n, vendor_charged: 90 * n });
+    for (const [r, n] of [['k1', 1], ['k2', 2]] as const) {
+      assert.equal(await q.quota.reserve(acct, r, 300, 'request', who), true);
+      await q.quota.settle(acct, r, 300, 100 * n, { channel: 'c1', prompt_tokens: 100 * n, completion_tokens: 50 * n, ...classes(n) });
+    }
+    assert.equal(await q.quota.reserve(acct, 'k3', 300, 'request', who), true);
+    await q.quota.refund(acct, 'k3', 300, { channel: 'c1' });
+    const es = await q.quota.entries(acct);
+    const entry = (id: string) => es.find((e) => e.entry === id)!;
+    assert.deepEqual(classesOf(entry('k1:close')), classes(1));
+    assert.deepEqual(classesOf(entry('k2:close')), classes(2));
+    const none = Object.fromEntries(usageClasses.map((k) => [k, null]));
+    assert.deepEqual(classesOf(entry('k2:reserve')), none, 'a reservation has none');
+    const refund = entry('k3:close');
+    assert.deepEqual([classesOf(refund), refund.prompt_tokens, refund.completion_tokens], [none, null, null], 'a refund has none');
+    // Two requests of one model in one hour, and the refund: one row summing them, from the hourly and the daily cells.
+    const sum = { ...noUsage(), requests: 3, prompt_tokens: 300, completion_tokens: 150, charged: 300, ...classes(3) };
+    assert.deepEqual(await b.quota.usage({ from: Date.now() - 3_600_000, to: Date.now() + 60_000, accounts: [acct], groupBy: 'model' }), [{ key: 'gpt-x', ...sum }]);
+    assert.deepEqual(await b.quota.usage({ from: Date.now() - 3 * 86_400_000, to: Date.now() + 2 * 86_400_000, user: who.user, groupBy: 'channel' }), [{ key: 'c1', ...sum }]);
+    assert.deepEqual(await b.quota.totals(acct), sum);
   });
 
   t('a reservation the balance cannot cover, or on a missing account, is refused and leaves no entry', async (q) => {
