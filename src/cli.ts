@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `switchyard`: check the config, and manage tokens in the store.
+// `switchyard`: check the config, price a usage, and manage tokens in the store.
 import { parseArgs } from 'node:util';
 import { loadRuntime } from './config/load-config.js';
 import { checkCommand } from './check-command.js';
+import { priceCommand } from './price-command.js';
 import { openStore } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
 import { TokenAdmin, TokenAdminError } from './admin/token-admin.js';
@@ -10,6 +11,7 @@ import type { Runtime } from './config/runtime.js';
 
 const usage = `usage:
   switchyard check [--dir DIR] [--probe [--channel ID,...]]
+  switchyard price MODEL [--usage JSON] [--from DIALECT|OPERATION] [--body JSON] [--units N] [--seconds S] [--json] [--dir DIR]
   switchyard token create --group G --quota Q [--models a,b] [--user U] [--name N] [--expires-in-days D] [--tokens-per-minute T]
   switchyard token list
   switchyard token revoke ID
@@ -19,6 +21,7 @@ const usage = `usage:
 async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   if (cmd === 'check') return checkCommand(argv.slice(1));
+  if (cmd === 'price') return priceCommand(argv.slice(1));
   if (cmd === 'token' && sub) return token(sub, rest);
   console.error(usage);
   return 2;

@@ -2,7 +2,8 @@
 import { droppedFields } from './policies/dropped.js';
 import { pino, type Logger } from 'pino';
 import type { ServerResponse } from 'node:http';
-import type { RequestContext } from './pipeline/context.js';
+import type { RequestContext, Usage } from './pipeline/context.js';
+import { classTags } from './billing/token-classes.js';
 import type { Redactor } from './redaction/redactor.js';
 
 // Keys never reach these fields, but redaction guards against a future stage logging a raw header.
@@ -117,17 +118,31 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     outcome: ctx.outcome,
     latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
     added_ms: ctx.addedMs !== undefined ? Math.round(ctx.addedMs * 1000) / 1000 : undefined,
-    // The two billed counts only: vendors' nested usage details would double the line's size and cost.
-    usage: ctx.usage ? { prompt_tokens: ctx.usage.prompt_tokens, completion_tokens: ctx.usage.completion_tokens } : undefined,
+    usage: ctx.usage ? usageLine(ctx.usage) : undefined,
     usage_estimated: ctx.usageEstimated || undefined,
     reserved: ctx.reserved,
     charged: ctx.charged,
     uncharged: ctx.uncharged,
+    // What the charge is made of: `[item, quantity, rate, units]` per line, the prompt tier and the chosen options.
+    charge_lines: ctx.charge?.lines.map((l) => [l.item, l.quantity, l.rate, Math.round(l.units * 1e6) / 1e6]),
+    tier: ctx.charge?.tier,
+    price: ctx.charge?.chose,
     aborted: !res.writableFinished || undefined,
     ...droppedFields(ctx),
     msg: 'request',
   };
   write(`${JSON.stringify(line)}\n`);
+}
+
+/**
+ * The billed counts, and the token classes (cache reads and writes, reasoning, audio, images) where the vendor
+ * reported any, as counts: never the vendor's nested details, which would grow the line with what it sends.
+ */
+function usageLine(u: Usage): Record<string, number> {
+  const line: Record<string, number> = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens };
+  if (!u.details) return line;
+  for (const [k, n] of Object.entries(classTags(u))) if (n) line[k] = n;
+  return line;
 }
 
 /** Client-chosen strings are cut: a log line must never grow with what a client sends. */

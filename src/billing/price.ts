@@ -1,50 +1,90 @@
-// Turns usage into quota units with the model's price, and what a request may cost before it is sent.
-import type { Model } from '../types/generated/channels.js';
+// Turns usage into quota units with the request's price, line by line, and what a request may cost before it is
+// sent. One formula for every route: per call × units, per second × seconds, each token class × its rate (at the
+// tier the prompt falls in), all times the price's factor; the total is rounded up to a whole unit.
 import type { Usage } from '../pipeline/context.js';
 import { maxOutputTokens, secondsToCharge, type PriceInputs } from './price-inputs.js';
+import type { Model } from '../types/generated/channels.js';
+import type { ChosenPrice } from './price-rules.js';
+import { fallbackOf, isInputClass, tokenClasses } from './token-classes.js';
+
+/** One line of a charge: a token class, `second` or `call`, how many, the rate (per million for tokens), what it cost. */
+export interface ChargeLine { item: string; quantity: number; rate: number; units: number }
+
+export interface Charge {
+  /** Whole units: what is taken (before the settle's cap at the reservation). */
+  total: number;
+  lines: ChargeLine[];
+  /** The prompt-size tier the request was charged at (its `above`), when one applied. */
+  tier?: number;
+}
 
 /** Priced by tokens: the charge follows the upstream's reported usage, not the request's shape. */
-export const tokenPriced = (model: Model) => Boolean(model.price.input_per_mtok || model.price.output_per_mtok);
+export const tokenPriced = (c: ChosenPrice) => Object.keys(c.tokens).length > 0;
 
-/**
- * The usage an upstream answer reports (`usage.prompt_tokens` and `usage.completion_tokens`, or the newer names
- * `input_tokens` and `output_tokens` that image answers use), or undefined when it reports none or nonsense: a count
- * must be a whole number ≥ 0, and a missing completion count is 0 (embeddings).
- */
-export function reportedUsage(answer: unknown): Usage | undefined {
-  type Counts = { prompt_tokens?: unknown; completion_tokens?: unknown; input_tokens?: unknown; output_tokens?: unknown };
-  const u = (answer as { usage?: Counts } | null)?.usage;
-  if (!u || typeof u !== 'object') return undefined;
-  const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
-  const [promptField, completionField] = u.prompt_tokens === undefined ? [u.input_tokens, u.output_tokens] : [u.prompt_tokens, u.completion_tokens];
-  const prompt = count(promptField);
-  const completion = completionField === undefined ? 0 : count(completionField);
-  return prompt === undefined || completion === undefined ? undefined : { prompt_tokens: prompt, completion_tokens: completion };
+/** The token rates at a prompt size: the base, with the last tier the prompt is above laid over it. */
+function ratesAt(c: ChosenPrice, prompt: number): { rates: Record<string, number>; tier?: number } {
+  let tier: ChosenPrice['tiers'][number] | undefined;
+  for (const t of c.tiers) if (prompt > t.above) tier = t;
+  return tier ? { rates: { ...c.tokens, ...tier.tokens }, tier: tier.above } : { rates: c.tokens };
+}
+
+/** A class's rate, or the rate of the class it falls back to; 0 when the price names none of them. */
+export function rateOf(rates: Record<string, number>, name: string): number {
+  for (let n: string | undefined = name; n; n = fallbackOf(n)) if (rates[n] !== undefined) return rates[n];
+  return 0;
+}
+
+/** `quantity` of the media priced per second or per call; tokens come from the usage. */
+export function chargeOf(c: ChosenPrice, usage: Usage | undefined, media: { units: number; seconds?: number }): Charge {
+  const lines: ChargeLine[] = [];
+  const line = (item: string, quantity: number, rate: number, per: number) => {
+    if (quantity > 0 && rate > 0) lines.push({ item, quantity, rate: rate * c.multiply, units: (quantity * rate * c.multiply) / per });
+  };
+  line('call', media.units, c.per_call, 1);
+  if (c.per_second) line('second', usage?.seconds ?? media.seconds ?? 0, c.per_second, 1);
+  let tier: number | undefined;
+  if (usage) {
+    const at = ratesAt(c, usage.prompt_tokens);
+    tier = at.tier;
+    for (const [name, n] of Object.entries(tokenClasses(usage))) line(name, n, rateOf(at.rates, name), 1e6);
+  }
+  return { total: wholeUnits(lines.reduce((s, l) => s + l.units, 0)), lines, ...(tier !== undefined && { tier }) };
+}
+
+/** Rounded up, but a sum that is whole save for float error (3 + 27 + 37.5 + 7.5) stays whole. */
+const wholeUnits = (x: number) => Math.max(0, Math.ceil(x - 1e-9));
+
+/** The dearest rate on one side at a prompt size: what an unknown mix of that side's tokens may cost at most. */
+function dearest(c: ChosenPrice, prompt: number, input: boolean): number {
+  const { rates } = ratesAt(c, prompt);
+  let max = rateOf(rates, input ? 'input' : 'output');
+  for (const [name, r] of Object.entries(rates)) if (isInputClass(name) === input && r > max) max = r;
+  return max;
 }
 
 /** What the model is priced per besides tokens, for usage reports: seconds of media, else calls × units; 0 for token prices. */
-export function billedUnits(model: Model, inputs: PriceInputs): number {
-  if (model.price.per_second) return secondsToCharge(model, inputs);
-  return model.price.per_call && !tokenPriced(model) ? inputs.units : 0;
-}
-
-export function charge(model: Model, usage: Usage): number {
-  const p = model.price;
-  const tokens = (usage.prompt_tokens * (p.input_per_mtok ?? 0) + usage.completion_tokens * (p.output_per_mtok ?? 0)) / 1e6;
-  return Math.ceil(tokens + (p.per_call ?? 0));
+export function billedUnits(c: ChosenPrice, model: Model, inputs: PriceInputs): number {
+  if (c.per_second) return secondsToCharge(model, inputs);
+  return c.per_call && !tokenPriced(c) ? inputs.units : 0;
 }
 
 /**
- * One formula for every route: per call × units, per second × seconds (the model's default when none is named), and
- * for token prices the prompt (body bytes ÷ `bytesPerToken`) plus the completion limit for every choice. The prompt
- * part is an estimate, not a bound: a settle is capped at this reservation instead.
+ * What a request may cost: per call × units, per second × seconds (the model's default when none is named), and for
+ * token prices the prompt (body bytes ÷ `bytesPerToken`) at its side's dearest rate plus the completion limit for
+ * every choice at its side's dearest rate; media billed by tokens reserve its tokens per second for the seconds
+ * asked. Every cheaper class (a cache read) can only lower the charge. The prompt part is an estimate, not a bound:
+ * a settle is capped at this reservation instead.
  */
-export function reservationFor(model: Model, inputs: PriceInputs, bodyBytes: number, bytesPerToken: number): { amount: number; promptTokens: number } {
-  const p = model.price;
-  const byTokens = tokenPriced(model);
-  const promptTokens = byTokens ? Math.ceil(bodyBytes / bytesPerToken) : 0;
-  const completion = byTokens ? (inputs.completionTokens ?? maxOutputTokens(model)) * inputs.choices : 0;
-  const media = p.per_second ? p.per_second * secondsToCharge(model, inputs) : 0;
-  const tokens = (promptTokens * (p.input_per_mtok ?? 0) + completion * (p.output_per_mtok ?? 0)) / 1e6;
-  return { amount: Math.ceil((p.per_call ?? 0) * inputs.units + media + tokens), promptTokens };
+export function reservationFor(c: ChosenPrice, model: Model, inputs: PriceInputs, bodyBytes: number, bytesPerToken: number): { amount: number; promptTokens: number } {
+  const seconds = c.per_second || c.tokens_per_second ? secondsToCharge(model, inputs) : 0;
+  let units = c.per_call * inputs.units + c.per_second * seconds;
+  let promptTokens = 0;
+  if (c.tokens_per_second) {
+    units += (seconds * c.tokens_per_second * dearest(c, 0, false)) / 1e6;
+  } else if (tokenPriced(c)) {
+    promptTokens = Math.ceil(bodyBytes / bytesPerToken);
+    const completion = (inputs.completionTokens ?? maxOutputTokens(model)) * inputs.choices;
+    units += (promptTokens * dearest(c, promptTokens, true) + completion * dearest(c, promptTokens, false)) / 1e6;
+  }
+  return { amount: wholeUnits(units * c.multiply), promptTokens };
 }

@@ -6,7 +6,9 @@ import { GatewayError } from '../http/errors.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import type { Usage } from '../pipeline/context.js';
 import { newTaskId } from '../tasks/task-record.js';
-import { billedUnits, charge } from './price.js';
+import { billedUnits, chargeOf } from './price.js';
+import { secondsToCharge } from './price-inputs.js';
+import { classTags } from './token-classes.js';
 import { countTokens } from '../pipeline/rate-limit.js';
 
 /** `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. */
@@ -21,7 +23,7 @@ export async function reserve(ex: Exchange, p: Priced, scope: 'request' | 'durab
   if (!Number.isSafeInteger(p.amount) || p.amount < 0) throw new GatewayError('invalid_request', 'The request asks for more than can be priced');
   const hold: Hold = { account: p.token.id, id: scope === 'durable' ? newTaskId() : ctx.id, amount: p.amount, durable: scope === 'durable', at: Date.now() };
   if (hold.durable) await openSlot(ex, p, hold.id);
-  const tags = { user: p.token.user, model: p.model, route: p.route.id, units: billedUnits(p.price, p.inputs) };
+  const tags = { user: p.token.user, model: p.model, route: p.route.id, units: billedUnits(p.chosen, p.price, p.inputs) };
   if (!(await g.store.quota.reserve(hold.account, hold.id, hold.amount, scope, tags))) {
     if (hold.durable) await g.store.tasks.close(hold.id);
     const balance = await g.store.quota.balance(hold.account);
@@ -40,12 +42,19 @@ async function openSlot(ex: Exchange, p: Priced, id: string): Promise<void> {
   }
 }
 
-/** Turns the reservation into the charge; usage beyond the reservation is recorded as uncharged, never taken. */
+/**
+ * Turns the reservation into the charge, line by line from the usage (or the exact price of what was asked); usage
+ * beyond the reservation is recorded as uncharged, never taken.
+ */
 export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): Promise<void> {
   if (bill === 'deferred') return;
-  const actual = typeof bill === 'number' ? bill : bill ? charge(p.price, bill) : 0;
-  const usage = typeof bill === 'object' ? { prompt_tokens: bill.prompt_tokens, completion_tokens: bill.completion_tokens } : {};
-  const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, { channel: ex.ctx.channel, ...usage });
+  const { ctx } = ex;
+  const media = { units: p.inputs.units, seconds: p.chosen.per_second ? secondsToCharge(p.price, p.inputs) : undefined };
+  const c = bill === undefined ? undefined : chargeOf(p.chosen, typeof bill === 'object' ? bill : undefined, media);
+  const actual = typeof bill === 'number' ? bill : c ? c.total : 0;
+  if (c) ctx.charge = { ...c, total: actual, chose: p.chosen.chose };
+  const usage = typeof bill === 'object' ? { prompt_tokens: bill.prompt_tokens, completion_tokens: bill.completion_tokens, ...classTags(bill) } : {};
+  const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, { channel: ctx.channel, ...usage });
   ex.ctx.charged = settled.charged;
   if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;
   if (typeof bill === 'object') countTokens(ex.g, p.token, bill);

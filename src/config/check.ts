@@ -10,6 +10,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { dialectSlots, parseSlots, routeTransformsLayer, transformsLayer } from './transform-slots.js';
 import { upgradeConfig } from './upgrade.js';
 import { priceInputRules } from './price-input-rules.js';
+import { priceRules, usagePathRules } from './price-rules-check.js';
 import { probeRules } from './probe-rules.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
 import { insteadOfRules } from './instead-of-rules.js';
@@ -57,11 +58,13 @@ export function checkConfig(configDir: string, registry: SchemaRegistry, env = p
   const at = (f: YamlFile, level: Diagnostic['level'], path: string, message: string) =>
     diags.push({ level, file: f.name, path, ...f.locate(path), message });
   transformsLayer(channels, (p, m) => at(channelsFile, 'error', p, m));
+  priceRules(channels.models, '/models', (p, m) => at(channelsFile, 'error', p, m));
   const vendorModels = vendorLayer(channels, configDir, registry, diags, at);
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
   if (usesShippedRoutes(configDir)) keepServed(routesFile, channels, diags);
   const routes = routesFile.data as RoutesFile;
   routeTransformsLayer(routes, (p, m) => at(routesFile, 'error', p, m));
+  for (const [op, u] of Object.entries(routes.usage ?? {})) usagePathRules(u, `/usage/${op}`, (p, m) => at(routesFile, 'error', p, m));
   dialectLayer(routes, channels, configDir, registry, diags, at);
   if (hasErrors(diags)) return { ok: false, diagnostics: diags };
 
@@ -125,7 +128,9 @@ function vendorLayer(channels: ChannelsFile, configDir: string, registry: Schema
   const vendors = readVendorFiles(channels, configDir, diags);
   for (const v of vendors.values()) {
     schemaLayer(v.file, 'vendor.schema.json', registry, diags);
-    if (!hasErrors(diags)) parseSlots(v.data.channel?.operations, '/channel/operations', (p, m) => at(v.file, 'error', p, m));
+    if (hasErrors(diags)) continue;
+    parseSlots(v.data.channel?.operations, '/channel/operations', (p, m) => at(v.file, 'error', p, m));
+    priceRules(v.data.models, '/models', (p, m) => at(v.file, 'error', p, m));
   }
   if (hasErrors(diags)) return new Set();
   return mergeVendors(channels, vendors, (v, p, m) => at(v.file, 'error', p, m));

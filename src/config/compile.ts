@@ -8,6 +8,8 @@ import type { RouteLimits, Route } from '../types/generated/routes.js';
 import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
 import { compileDialects } from './compile-dialects.js';
+import { compilePrice } from '../billing/price-rules.js';
+import { compileUsagePaths } from '../transform/usage-paths.js';
 import { compileProbe } from '../probe/compile-probe.js';
 import { newPool } from '../transport/http-client.js';
 import { extendsOf } from './vendor-files.js';
@@ -63,6 +65,8 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     channels,
     secrets: cfg.resolvedChannels.flatMap((c) => [c.auth?.key, c.auth?.secret].filter((x): x is string => Boolean(x))),
     models: new Map(Object.entries(cfg.channels.models)),
+    prices: new Map(Object.entries(cfg.channels.models).map(([name, m]) => [name, compilePrice(name, m)])),
+    usage: new Map(Object.entries(cfg.routes.usage ?? {}).map(([op, u]) => [op, compileUsagePaths(u)])),
     groups: new Map(Object.entries(cfg.channels.groups)),
     maxAttempts: dispatch.max_attempts ?? 3,
     tokenCacheMs: dispatch.token_cache_ms ?? 2000,
@@ -136,13 +140,15 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
   const operations = new Map<string, CompiledOperation>();
   for (const [name, op] of Object.entries(c.operations ?? {})) {
     const t = (src?: string) => (src ? compileTransform(src, transformMs) : undefined);
+    const dialect = op.dialect ? dialects.get(op.dialect) : undefined;
     operations.set(name, {
       path: op.path ?? '', streamPath: op.stream_path, models: op.models && new Set(op.models), request: t(op.request), response: t(op.response), chunk: t(op.chunk),
       pathExpr: t(op.path_expr), encoding: op.encoding ?? 'json',
       statusMap: op.status_map ?? {}, contentPath: op.content?.path, contentResolve: t(op.content?.resolve),
       poll: op.poll && { method: op.poll.method ?? 'GET', path: op.poll.path, request: t(op.poll.request), response: t(op.poll.response)!, batch: op.poll.batch },
       reconcile: op.reconcile && { method: op.reconcile.method ?? 'GET', path: op.reconcile.path, pathExpr: t(op.reconcile.path_expr), response: t(op.reconcile.response)! },
-      dialect: op.dialect ? dialects.get(op.dialect) : undefined,
+      dialect,
+      usage: op.usage ? compileUsagePaths(op.usage) : dialect?.usage,
       insteadOf: op.instead_of,
       cancel: op.cancel, delete: op.delete,
     });

@@ -16,7 +16,7 @@ export function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][nu
 }
 
 const actions: Partial<Record<string, string[]>> = {
-  admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke', 'usage', 'tasks', 'channels', 'reload'],
+  admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke', 'usage', 'tasks', 'reconciliation', 'channels', 'reload'],
   billing: ['subscription', 'usage'],
 };
 

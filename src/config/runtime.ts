@@ -8,6 +8,7 @@ import type { CompiledPriceInputs } from '../billing/price-inputs.js';
 import type { BreakerSettings } from '../pipeline/circuit-breaker.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
 import type { CompiledUsagePaths } from '../transform/usage-paths.js';
+import type { CompiledPrice } from '../billing/price-rules.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import type { CompiledProbe } from '../probe/compile-probe.js';
 
@@ -134,6 +135,8 @@ export interface CompiledOperation {
   reconcile?: CompiledReconcile;
   /** The dialect the vendor speaks (absent: the unified format). */
   dialect?: CompiledDialect;
+  /** Where the vendor's own answers carry usage: the operation's `usage`, else its dialect's; absent: in the unified answer. */
+  usage?: CompiledUsagePaths;
   /** The operation this one stands in for when the client speaks its dialect (bytes untouched). */
   insteadOf?: string;
   cancel?: TaskCall;
@@ -175,6 +178,10 @@ export interface Runtime {
   /** Every resolved channel secret (keys, secrets): no answer and no log line may carry one. */
   secrets: string[];
   models: Map<string, Model>;
+  /** Each model's price, compiled once (billing/price-rules.ts). */
+  prices: Map<string, CompiledPrice>;
+  /** Where each operation's unified answers carry usage (routes.yaml `usage`); an operation not named reads `chat_completions`'s. */
+  usage: Map<string, CompiledUsagePaths>;
   groups: Map<string, Group>;
   maxAttempts: number;
   tokenCacheMs: number;

@@ -28,6 +28,12 @@ export const queryParameters: Record<string, QuerySet> = {
     query('status', 'Only tasks in this state.', { type: 'string', enum: taskStatuses }), query('family', 'Only tasks of this family (e.g. video).'),
     limit(50, 100), after('task'),
   ] },
+  'admin:reconciliation': { source: 'src/admin/reconciliation-api.ts', parameters: [
+    query('model', 'Only tasks of this model.'), query('channel', 'Only tasks of this channel.'),
+    instant('from', 'Tasks created from (default: 30 days before `to`; at most 400 days)'), instant('to', 'Tasks created before (default: now)'),
+    query('min_difference', 'The smallest difference listed, in units (default 1).', { type: 'integer', minimum: 0, default: 1 }),
+    limit(50, 100), after('task'),
+  ] },
   'admin:usage': { source: 'src/admin/usage-api.ts', parameters: [
     query('token', 'Only this token id.'), query('user', 'Only tokens of this user.'),
     instant('from', 'Start of the range (default: 30 days before `to`; at most 400 days)'), instant('to', 'End of the range, exclusive (default: now)'),

@@ -4,9 +4,21 @@ import type { CompiledRoute } from '../config/runtime.js';
 import type { TokenRecord } from '../store/token-store.js';
 import { Abort } from '../http/abort.js';
 import type { RequestTrace } from '../tracing/tracing.js';
+import type { Charge } from '../billing/price.js';
+
+/** A charge's lines (billing/price.ts) and the price's chosen dimension values. */
+export interface ExplainedCharge extends Charge { chose?: Record<string, string | number | boolean> }
 
 export interface AttemptLog { channel: string; status?: number; error?: string; ms: number }
-export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number }
+/**
+ * What a request used, as its vendor reported it: every prompt and completion token, and the parts of those totals
+ * the vendor reports apart (`details`: cache reads and writes, reasoning, audio, images; see billing/token-classes.ts).
+ * A task's vendor may report the seconds of media it billed.
+ */
+export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number; details?: UsageDetails; seconds?: number }
+
+/** Counts by name (`cached`, `cache_write`, `cache_write_1h`, `input_audio`, `reasoning`, …), each part of a total. */
+export type UsageDetails = Record<string, number>;
 
 export interface RequestContext {
   id: string;
@@ -25,6 +37,8 @@ export interface RequestContext {
   charged?: number;
   /** Usage beyond the reservation that was not charged (the charge is capped at the reservation). */
   uncharged?: number;
+  /** What the charge is made of: its lines, the prompt-size tier, the request fields that chose the price. */
+  charge?: ExplainedCharge;
   errorCode?: string;
   /** Completion limits lowered to the model's maximum, as sent in `x-switchyard-clamped`. */
   clamped?: string;
@@ -68,7 +82,7 @@ export function newContext(method: string, url: string): RequestContext {
   return {
     id: newRequestId(), started: performance.now(), method, url, route: undefined, params: {}, token: undefined, model: undefined,
     channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, charged: undefined,
-    uncharged: undefined, errorCode: undefined, clamped: undefined, reason: undefined, dropped: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
+    uncharged: undefined, charge: undefined, errorCode: undefined, clamped: undefined, reason: undefined, dropped: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
     logStatus: undefined, slot: -1, trace: undefined, responseModel: undefined,
   };
 }

@@ -6,6 +6,7 @@ import type { CompiledRoute } from '../config/runtime.js';
 import type { TokenRecord } from '../store/token-store.js';
 import type { Model } from '../types/generated/channels.js';
 import type { PriceInputs } from '../billing/price-inputs.js';
+import type { ChosenPrice } from '../billing/price-rules.js';
 import type { RequestContext } from './context.js';
 import type { Conversation } from '../store/conversations.js';
 
@@ -33,5 +34,5 @@ export interface Resolved extends Inbound { model: string; price: Model; pin?: s
 /** recall → the kept conversation the request continues, if it names one. */
 export interface Recalled extends Resolved { previous?: Conversation }
 
-/** price → the checked price inputs and what may be reserved (the prompt estimate, for token prices). */
-export interface Priced extends Recalled { inputs: PriceInputs; amount: number; promptTokens: number }
+/** price → the checked price inputs, the price they chose, and what may be reserved (the prompt estimate, for token prices). */
+export interface Priced extends Recalled { inputs: PriceInputs; chosen: ChosenPrice; amount: number; promptTokens: number }

@@ -1,20 +1,22 @@
-// Stage: the price inputs, checked against the model's bounds, and what the request may cost: the amount reserved.
+// Stage: the price inputs and the fields the vendor bills by, checked before anything is reserved, the price they
+// choose, and what the request may cost: the amount reserved.
 import { readPriceInputs } from '../billing/price-inputs.js';
 import { reservationFor } from '../billing/price.js';
-import { priceFor } from '../billing/price-variant.js';
+import { choosePrice } from '../billing/choose-price.js';
 import { clampedHeader, withClamped } from '../billing/completion-limit.js';
 import type { Exchange, Priced, Recalled } from './exchange.js';
 
 /**
  * Throws invalid_request (400) naming the field. A continued conversation counts toward the prompt estimate. The
- * model's price is the one the body selects (`price.variants`), and it travels with the request to its settle.
+ * price is the one the body chooses (`price.dimensions` and `variants`), and it travels with the request to its
+ * settle (a task keeps it on its record).
  */
 export function price(ex: Exchange, r: Recalled): Priced {
-  const model = priceFor(r.price, r.body);
-  const inputs = readPriceInputs(r.route.priceInputs, model, r.body);
+  const chosen = choosePrice(ex.g.runtime.prices.get(r.model)!, r.body);
+  const inputs = readPriceInputs(r.route.priceInputs, r.price, r.body);
   const promptBytes = r.raw.length + (r.previous?.bytes ?? 0);
-  const { amount, promptTokens } = reservationFor(model, inputs, promptBytes, ex.g.runtime.promptBytesPerToken);
-  return { ...clamp(ex, r, inputs.clamped), price: model, inputs, amount, promptTokens };
+  const { amount, promptTokens } = reservationFor(chosen, r.price, inputs, promptBytes, ex.g.runtime.promptBytesPerToken);
+  return { ...clamp(ex, r, inputs.clamped), chosen, inputs, amount, promptTokens };
 }
 
 /**

@@ -3,11 +3,15 @@
 // streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
 import { answerModel, type Usage } from '../pipeline/context.js';
-import { dig, mayCarryUsage, readUsage } from '../transform/usage-paths.js';
+import { dig, mayCarryUsage, readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js';
 import type { CompiledDialect } from '../config/runtime.js';
 
 export interface ChatStreamState {
   usage?: Usage; done: boolean; dataEvents: number; sawError: boolean;
+  /** Where unified chunks carry usage (the operation's shape, usage-source.ts). */
+  usagePaths: CompiledUsagePaths;
+  /** Where the vendor's own events carry it, when they are not unified: then usage is read there, not from chunks. */
+  vendorUsage?: CompiledUsagePaths;
   /** The whole answer an untouched stream carried (its dialect's `stream_result`), kept by routes with `store`. */
   result?: unknown;
   /** The model a unified stream's usage chunk names. */
@@ -40,7 +44,8 @@ export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean
  * cleanly with the body.
  */
 export function sameDialectHandler(state: ChatStreamState, d: Pick<CompiledDialect, 'usage' | 'streamEnd' | 'streamResult'>) {
-  const { usage, streamEnd: end, streamResult } = d;
+  const { streamEnd: end, streamResult } = d;
+  const usage = state.vendorUsage ?? d.usage;
   if (!end.size) state.done = true;
   return (ev: SseEvent): string => {
     if (ev.name && end.has(ev.name)) state.done = true;
@@ -66,7 +71,7 @@ export function withUsage(state: ChatStreamState, clientWantsUsage: boolean, obj
   if (obj.error) state.sawError = true;
   const hasUsage = Boolean(obj.usage && typeof obj.usage === 'object');
   if (hasUsage) {
-    state.usage = obj.usage as Usage;
+    if (!state.vendorUsage) state.usage = readUsage(state.usagePaths, obj, state.usage);
     state.model = answerModel(obj);
   }
   const usageOnly = hasUsage && Array.isArray(obj.choices) && obj.choices.length === 0;

@@ -8,6 +8,7 @@ import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.j
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { fillPath } from '../transform/fill-path.js';
 import { readUsage } from '../transform/usage-paths.js';
+import { unifiedUsage, vendorUsage } from './usage-source.js';
 import { StreamTransformer, sseTexts } from '../transform/stream-transform.js';
 import type { ChannelCall } from '../transport/channel-target.js';
 import { relaySse, type RelayEnd } from '../transport/sse-relay.js';
@@ -48,16 +49,17 @@ async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Answered
   if (!parsed || typeof parsed !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: not an object');
   const dialect = p.route.dialect;
   ex.ctx.responseModel = answerModel(parsed);
+  const own = vendorUsage(sent.op);
   if (native(p, sent)) {
-    const usage = dialect?.usage ? readUsage(dialect.usage, parsed) : (parsed as { usage?: Usage }).usage;
     sendAnswer(ex, raw);
-    return { usage, delivered: Math.ceil(raw.length / 4), result: parsed };
+    return { usage: readUsage(own ?? unifiedUsage(ex.g, p.route.operation), parsed), delivered: Math.ceil(raw.length / 4), result: parsed };
   }
   const unified = await toUnified(p, sent, parsed);
   const answer = dialect?.client ? await dialect.client.response.run(unified, answerBindings(p)) : unified;
   const out = Buffer.from(JSON.stringify(answer));
   sendAnswer(ex, out);
-  return { usage: unified.usage as Usage | undefined, delivered: Math.ceil(out.length / 4), result: answer };
+  const usage = own ? readUsage(own, parsed) : readUsage(unifiedUsage(ex.g, p.route.operation), unified);
+  return { usage, delivered: Math.ceil(out.length / 4), result: answer };
 }
 
 /** The vendor's answer in the unified format: its dialect's translation, the channel's transform, or as it is. */
@@ -84,7 +86,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
     sent.response.resume();
     throw new GatewayError('bad_response_body', `Bad upstream response body: expected text/event-stream, got ${type.slice(0, 64) || 'nothing'}`);
   }
-  const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false };
+  const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false, usagePaths: unifiedUsage(ex.g, p.route.operation), vendorUsage: vendorUsage(sent.op) };
   const translated = native(p, sent) ? undefined : translatedStream(p, sent, state);
   const framer = wantsJsonArray(p.route, ctx.url) ? new JsonArrayFramer() : undefined;
   res.writeHead(200, {
@@ -106,8 +108,8 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   ctx.outcome = await closeStream(end, state, framer ? framedResponse(res, framer) : res, translated ?? passedThrough(p), !dialect);
   ctx.responseModel = state.model;
   ctx.reason = streamReason(end, p, sent) ?? ctx.reason;
-  // Untouched dialect events may report usage before the end (e.g. the prompt in a first event).
-  const partial = !translated && Boolean(dialect) && !(end === 'eof' && state.done);
+  // A dialect's own events may report usage before the end (e.g. the prompt in a first event), read untouched or not.
+  const partial = Boolean(state.vendorUsage ?? (!translated && dialect)) && !(end === 'eof' && state.done);
   return { usage: state.usage, delivered: state.dataEvents, result: translated ? translated.result : state.done ? state.result : undefined, partial };
 }
 

@@ -1,13 +1,15 @@
 // Policy `json`: a synchronous call (JSON or multipart in, JSON out), mapped by the channel's transforms, billed
 // per unit at its exact price, or, for a model priced by tokens (embeddings), by the usage the answer reports.
-import { addedMs, answerModel } from '../pipeline/context.js';
+import { addedMs, answerModel, type Usage } from '../pipeline/context.js';
 import { queryOf } from '../pipeline/match-route.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { buildCall } from '../transform/build-call.js';
 import type { ChannelCall } from '../transport/channel-target.js';
 import { sendJson } from '../http/send-json.js';
-import { reportedUsage, tokenPriced } from '../billing/price.js';
+import { tokenPriced } from '../billing/price.js';
+import { readUsage } from '../transform/usage-paths.js';
+import { unifiedUsage, vendorUsage } from './usage-source.js';
 import type { Bill } from '../billing/reservation.js';
 import { readUpstreamJson } from './upstream-json.js';
 import type { ProxiedPolicy } from './policy.js';
@@ -26,15 +28,16 @@ async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Bill> {
     ? await sent.op.response.run(parsed, { ...bindings(ex, p, sent.upstreamModel), model: p.model, upstream_model: sent.upstreamModel, request: p.body })
     : parsed;
   sendJson(ex.res, 200, answer, { 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
-  return tokenPriced(p.price) ? usageOf(ex, p, answer) : p.amount;
+  if (!tokenPriced(p.chosen)) return p.amount;
+  const own = vendorUsage(sent.op);
+  return usageOf(ex, p, own ? readUsage(own, parsed) : readUsage(unifiedUsage(ex.g, p.route.operation), answer));
 }
 
 /**
  * The answer's usage (the settle caps its charge at the reservation); an upstream that reports none is billed the
  * prompt estimate the reservation was made from, since it did the work.
  */
-function usageOf(ex: Exchange, p: Priced, answer: unknown): Bill {
-  const usage = reportedUsage(answer);
+function usageOf(ex: Exchange, p: Priced, usage: Usage | undefined): Bill {
   if (!usage) ex.ctx.usageEstimated = true;
   ex.ctx.usage = usage ?? { prompt_tokens: p.promptTokens, completion_tokens: 0 };
   return ex.ctx.usage;

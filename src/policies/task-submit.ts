@@ -1,6 +1,7 @@
 // Policy `task`, action `submit`: an asynchronous job. The vendor is asked once (never twice, if it may have
 // accepted), the pending task is recorded before each attempt (recovery reads it after a crash), and the
 // accepted task is answered in the route's shape; its durable reservation settles when the task finishes.
+import { secondsToCharge } from '../billing/price-inputs.js';
 import type { CompiledChannel } from '../config/runtime.js';
 import { GatewayError } from '../http/errors.js';
 import { baseUrlOf } from '../http/base-url.js';
@@ -53,7 +54,7 @@ function newRecord(ex: Exchange, p: Priced, hold: Hold, ch: CompiledChannel, ups
     id: hold.id, family: task.family ?? p.route.id, route: p.route.id, operation: p.route.operation,
     model: p.model, upstream_model: upstreamModel, owner: { user: p.token.user, token: p.token.id }, group: p.token.group,
     channel: ch.id, upstream_id: upstreamId, status: 'queued', progress: 0, created_at: now, updated_at: now,
-    result_urls: [], quota: { reserved: hold.amount, state: 'reserved' }, input: { seconds: p.inputs.seconds, size, prompt }, vars: {}, polls: 0,
+    result_urls: [], quota: { reserved: hold.amount, state: 'reserved', price: p.chosen, units: p.inputs.units, seconds: secondsToCharge(p.price, p.inputs), vendor_unit: p.price.price.vendor_unit?.units }, input: { seconds: p.inputs.seconds, size, prompt }, vars: {}, polls: 0,
     callback: typeof hook === 'string' && hook ? { url: hook, route: task.callback?.route ?? p.route.id, base_url: baseUrlOf(ex.req) } : undefined,
     source_id: p.source?.id,
   };

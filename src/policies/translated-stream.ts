@@ -4,7 +4,7 @@
 import type { SseEvent } from '../transport/sse-parser.js';
 import { after, type Transform } from '../transform/compile-transform.js';
 import { sseTexts as text, type StreamEvent, type StreamTransformer } from '../transform/stream-transform.js';
-import type { Usage } from '../pipeline/context.js';
+import { mayCarryUsage, readUsage } from '../transform/usage-paths.js';
 import { withUsage, type ChatStreamState } from './chat-events.js';
 
 export interface TranslationSides {
@@ -64,6 +64,7 @@ export class TranslatedStream {
       const data = parse(ev.data);
       if (data === undefined) return [];
       this.state.dataEvents++;
+      this.readVendorUsage(ev, data);
       return after(vendor.stream.step(data, ev.name), (out) => {
         const chunks = (out as StreamEvent[]).map((e) => e.data as Chunk).filter(isObject);
         // A dialect without end events (unnamed ones) ends cleanly at its finish.
@@ -75,7 +76,14 @@ export class TranslatedStream {
     const data = parse(ev.data);
     if (data === undefined) return [];
     this.state.dataEvents++;
+    this.readVendorUsage(ev, data);
     return chunk ? after(chunk.evaluate(data, this.sides.bindings), chunksOf) : chunksOf(data);
+  }
+
+  /** Usage from the vendor's own event, where it is not read from the unified chunks (usage-source.ts). */
+  private readVendorUsage(ev: SseEvent, data: unknown): void {
+    const own = this.state.vendorUsage;
+    if (own && mayCarryUsage(own, ev.name, ev.data!)) this.state.usage = readUsage(own, data, this.state.usage);
   }
 
   /** The client's text for unified chunks, chunk by chunk in order (each may wait for a transform that went to jsonata). */
@@ -84,7 +92,7 @@ export class TranslatedStream {
     if (!client) return chunks.map((c) => withUsage(this.state, this.sides.clientWantsUsage, c) ?? '').join('');
     for (let i = from; i < chunks.length; i++) {
       const c = chunks[i];
-      if (c.usage && typeof c.usage === 'object') this.state.usage = c.usage as Usage;
+      if (c.usage && typeof c.usage === 'object' && !this.state.vendorUsage) this.state.usage = readUsage(this.state.usagePaths, c, this.state.usage);
       const err = c.error as { message?: unknown; code?: unknown } | undefined;
       let events: StreamEvent[] | Promise<StreamEvent[]>;
       if (err && typeof err === 'object') {

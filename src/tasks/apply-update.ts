@@ -2,8 +2,12 @@
 import type { Gateway } from '../gateway.js';
 import type { UnifiedStatus } from '../config/runtime.js';
 import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
+import type { Usage } from '../pipeline/context.js';
+import { chargeOf } from '../billing/price.js';
+import { classTags } from '../billing/token-classes.js';
 
-export interface TaskUpdate { status: UnifiedStatus; progress: number; urls: string[]; error?: string; errorCode?: string }
+/** `usage` and `vendorCharge`: what the vendor reports the task used and charged, when it says (status-map.ts). */
+export interface TaskUpdate { status: UnifiedStatus; progress: number; urls: string[]; error?: string; errorCode?: string; usage?: Usage; vendorCharge?: number }
 
 /** `update` undefined means the vendor said something unknown: keep the task as it is, only note the poll. */
 export async function applyUpdate(g: Gateway, rec: TaskRecord, update: TaskUpdate | undefined, upstreamStatus?: string): Promise<TaskRecord> {
@@ -19,7 +23,7 @@ export async function applyUpdate(g: Gateway, rec: TaskRecord, update: TaskUpdat
     if (update.urls.length) next.result_urls = update.urls;
     if (update.status === 'failed') next.error = { code: update.errorCode ?? 'upstream_failed', message: update.error ?? 'the upstream task failed' };
   }
-  if (isFinal(next.status)) await finalize(g, next);
+  if (isFinal(next.status)) await finalize(g, next, update);
   await g.tasks.save(next);
   if (next.callback && (next.status !== rec.status || next.progress !== rec.progress)) g.callbacks.notify(next.id);
   if (isFinal(next.status)) await g.store.tasks.close(next.id);
@@ -27,20 +31,39 @@ export async function applyUpdate(g: Gateway, rec: TaskRecord, update: TaskUpdat
   return next;
 }
 
-/** Settles a completed task's reservation or refunds a failed one; the ledger's keys make a repeat a no-op. */
-async function finalize(g: Gateway, t: TaskRecord): Promise<void> {
+/**
+ * Settles a completed task or refunds a failed one; the ledger's keys make a repeat a no-op. A vendor that reports
+ * what the task used (tokens, seconds) is charged from it at the price the task was sold at, never above its
+ * reservation; one that reports nothing is charged the reservation, the price of what was asked.
+ */
+async function finalize(g: Gateway, t: TaskRecord, update: TaskUpdate | undefined): Promise<void> {
   t.completed_at = nowSeconds();
   // The record (and so the download route) lives for the retention period.
   if (t.status === 'completed') t.expires_at = t.completed_at + g.runtime.tasks.retention_s;
   if (t.quota.state !== 'reserved') return;
   if (t.status === 'completed') {
-    await g.store.quota.settle(t.owner.token, t.id, t.quota.reserved, t.quota.reserved, { channel: t.channel });
-    t.quota = { ...t.quota, state: 'settled', charged: t.quota.reserved };
+    const bill = taskCharge(t, update);
+    const settled = await g.store.quota.settle(t.owner.token, t.id, t.quota.reserved, bill.actual, bill.tags);
+    t.quota = { ...t.quota, state: 'settled', charged: settled.charged, ...bill.kept };
   } else {
     await g.store.quota.refund(t.owner.token, t.id, t.quota.reserved, { channel: t.channel });
     t.quota = { ...t.quota, state: 'refunded', charged: 0 };
   }
   g.log.info({ task_id: t.id, status: t.status, token_id: t.owner.token, model: t.model, channel: t.channel, charged: t.quota.charged, error: t.error?.code }, 'task finished');
+}
+
+/** What a completed task is charged, its lines, and the vendor's own figure converted to units. */
+function taskCharge(t: TaskRecord, update: TaskUpdate | undefined) {
+  const q = t.quota;
+  const usage = update?.usage;
+  const c = q.price && usage ? chargeOf(q.price, usage, { units: q.units ?? 1, seconds: q.seconds }) : undefined;
+  const vendor = update?.vendorCharge !== undefined && q.vendor_unit ? Math.round(update.vendorCharge * q.vendor_unit) : undefined;
+  const tokens = usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, ...classTags(usage) } : {};
+  return {
+    actual: c ? c.total : q.reserved,
+    tags: { channel: t.channel, ...tokens, ...(vendor !== undefined && { vendor_charged: vendor }) },
+    kept: { ...(c && { lines: c.lines }), ...(usage && { usage }), ...(vendor !== undefined && { vendor_charged: vendor, vendor_charge: update!.vendorCharge }) },
+  };
 }
 
 /** Exponential backoff with ±20% jitter so tasks submitted together do not poll together. */

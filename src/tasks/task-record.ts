@@ -4,6 +4,9 @@ import type { UnifiedStatus } from '../config/runtime.js';
 import { fillPath } from '../transform/fill-path.js';
 import type { Video } from '../types/generated/video.response.js';
 import type { Carrier } from '../tracing/tracing.js';
+import type { ChosenPrice } from '../billing/price-rules.js';
+import type { ChargeLine } from '../billing/price.js';
+import type { Usage } from '../pipeline/context.js';
 
 export interface TaskRecord {
   id: string;
@@ -25,7 +28,7 @@ export interface TaskRecord {
   expires_at?: number;
   result_urls: string[];
   error?: { code: string; message: string };
-  quota: { reserved: number; charged?: number; state: 'reserved' | 'settled' | 'refunded' };
+  quota: TaskQuota;
   input: { seconds?: number; size?: string; prompt?: string };
   /** Values the vendor's answers asked to keep (e.g. which endpoint family to poll), used in poll and content paths. */
   vars: Record<string, string>;
@@ -43,6 +46,18 @@ export interface TaskRecord {
   submitting?: { owner: string; started_at: number; path: string };
   /** The submit's span context (W3C), when tracing was on: each poll's span links to it, on whichever instance polls. */
   trace?: Carrier;
+}
+
+/**
+ * A task's money: what was reserved and charged, and what settles it. `price` is the price the task was sold at
+ * (the variant its request chose), so a settle after a reload or on another instance charges the same; `units`
+ * and `seconds` what was asked (the model's default seconds when the request named none). When the vendor reports them: `usage`, the charge's `lines`, and `vendor_charge`
+ * (in the vendor's own unit) with `vendor_charged`, that figure in quota units (`price.vendor_unit`).
+ */
+export interface TaskQuota {
+  reserved: number; charged?: number; state: 'reserved' | 'settled' | 'refunded';
+  price?: ChosenPrice; units?: number; seconds?: number; vendor_unit?: number;
+  usage?: Usage; lines?: ChargeLine[]; vendor_charge?: number; vendor_charged?: number;
 }
 
 /** A task's vendor path: `{upstream_id}`, `{model}` and the `{var}`s its vendor asked to keep. */

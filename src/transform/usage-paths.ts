@@ -1,31 +1,77 @@
-// Usage read from a dialect's own answers by declared paths, without JSONata: where bytes pass untouched the
-// gateway still bills what the vendor reported.
+// Usage read from answers by declared paths, without JSONata: where bytes pass untouched the gateway still bills
+// exactly what the vendor reported, class by class (cache reads and writes, reasoning, audio, images).
 import type { UsagePaths } from '../types/generated/routes.js';
-import type { Usage } from '../pipeline/context.js';
+import type { Usage, UsageDetails } from '../pipeline/context.js';
+
+/** One step of a path: a key, and for an array the element whose `field` is `value` (`details[modality=AUDIO]`). */
+type Step = { key: string; field?: string; value?: string };
+type Path = Step[];
 
 /** `events` empty: any event may carry usage, and one is parsed when its text has a `keys` entry (`"usageMetadata"`). */
-export interface CompiledUsagePaths { at: string[][]; prompt: string[]; completion: string[]; events: Set<string>; keys: string[] }
-
-export function compileUsagePaths(u: UsagePaths): CompiledUsagePaths {
-  const at = u.at.map((p) => p.split('.'));
-  return { at, prompt: u.prompt_tokens, completion: u.completion_tokens, events: new Set(u.events ?? []), keys: [...new Set(at.map((p) => `"${p[0]}"`))] };
+export interface CompiledUsagePaths {
+  at: Path[]; prompt: Path[]; completion: Path[]; details: [string, Path[]][]; events: Set<string>; keys: string[];
 }
 
-/** Whether a stream event may carry usage: it is one the dialect names, or (names none) its text has a usage field. */
+export function compileUsagePaths(u: UsagePaths): CompiledUsagePaths {
+  const at = u.at.map(compilePath);
+  return {
+    at, prompt: u.prompt_tokens.map(compilePath), completion: u.completion_tokens.map(compilePath),
+    details: Object.entries(u.details ?? {}).map(([name, paths]) => [name, (paths as string[]).map(compilePath)]),
+    events: new Set(u.events ?? []), keys: [...new Set(at.map((p) => `"${p[0].key}"`))],
+  };
+}
+
+/** `a.b[k=v].c` → steps; a config check has refused anything else (`pathProblem`). */
+export function compilePath(text: string): Path {
+  return text.split('.').map((part) => {
+    const m = /^([^[\]=]+)\[([^[\]=]+)=([^[\]]*)\]$/.exec(part);
+    return m ? { key: m[1], field: m[2], value: m[3] } : { key: part };
+  });
+}
+
+/** Why a usage or price path cannot be read, or undefined when it can. */
+export function pathProblem(text: string): string | undefined {
+  const ok = text.split('.').every((part) => /^[^[\]=.]+(\[[^[\]=]+=[^[\]]*\])?$/.test(part));
+  return ok ? undefined : `\`${text}\` is not a dotted path (a step may pick an array element as \`name[field=value]\`)`;
+}
+
+/** Whether a stream event may carry usage: it is one the paths name, or (they name none) its text has a usage field. */
 export function mayCarryUsage(paths: CompiledUsagePaths, name: string | undefined, data: string): boolean {
   return paths.events.size ? Boolean(name && paths.events.has(name)) : paths.keys.some((k) => data.includes(k));
 }
 
-/** The usage an answer (or one stream event) reports, merged over what earlier events reported. */
+/** The usage an answer (or one stream event) reports, each count merged over what earlier events reported. */
 export function readUsage(paths: CompiledUsagePaths, answer: unknown, before?: Usage): Usage | undefined {
-  const found = paths.at.map((p) => dig(answer, p)).find((v) => v && typeof v === 'object') as Record<string, unknown> | undefined;
+  let found: unknown;
+  for (const p of paths.at) {
+    const v = walk(answer, p);
+    if (v && typeof v === 'object') { found = v; break; }
+  }
   if (!found) return before;
   const prompt = sum(found, paths.prompt);
   const completion = sum(found, paths.completion);
-  if (prompt === undefined && completion === undefined) return before;
-  return { prompt_tokens: prompt ?? before?.prompt_tokens ?? 0, completion_tokens: completion ?? before?.completion_tokens ?? 0 };
+  const details = readDetails(found, paths.details, before?.details);
+  if (prompt === undefined && completion === undefined && details === before?.details) return before;
+  const usage: Usage = { prompt_tokens: prompt ?? before?.prompt_tokens ?? 0, completion_tokens: completion ?? before?.completion_tokens ?? 0 };
+  if (details) usage.details = details;
+  return usage;
 }
 
+function readDetails(o: unknown, wanted: [string, Path[]][], before: UsageDetails | undefined): UsageDetails | undefined {
+  let out = before;
+  for (const [name, list] of wanted) {
+    for (const p of list) {
+      const n = count(walk(o, p));
+      if (n === undefined) continue;
+      if (out === before) out = { ...before };
+      out![name] = n;
+      break;
+    }
+  }
+  return out;
+}
+
+/** The value at a dotted path (no filters): where a dialect keeps its stream's whole answer. */
 export function dig(v: unknown, path: string[]): unknown {
   let node = v;
   for (const k of path) {
@@ -35,12 +81,24 @@ export function dig(v: unknown, path: string[]): unknown {
   return node;
 }
 
-/** The sum of the fields present as non-negative integers; undefined when none is. */
-function sum(o: Record<string, unknown>, fields: string[]): number | undefined {
+export function walk(v: unknown, path: Path): unknown {
+  let node = v;
+  for (const s of path) {
+    if (!node || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[s.key];
+    if (s.field !== undefined) node = Array.isArray(node) ? node.find((e) => e && typeof e === 'object' && String((e as Record<string, unknown>)[s.field!]) === s.value) : undefined;
+  }
+  return node;
+}
+
+const count = (n: unknown) => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined);
+
+/** The sum of the counts present as non-negative integers; undefined when none is. */
+function sum(o: unknown, paths: Path[]): number | undefined {
   let total: number | undefined;
-  for (const f of fields) {
-    const n = o[f];
-    if (typeof n === 'number' && Number.isInteger(n) && n >= 0) total = (total ?? 0) + n;
+  for (const p of paths) {
+    const n = count(walk(o, p));
+    if (n !== undefined) total = (total ?? 0) + n;
   }
   return total;
 }

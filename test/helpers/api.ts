@@ -70,8 +70,10 @@ export async function logLineOf(stack: Stack, requestId: string): Promise<Record
 }
 
 /** Quota units for usage at a price, as the contract states: ceil((prompt*in + completion*out) / 1e6). */
-export function expectedCharge(price: { input_per_mtok?: number; output_per_mtok?: number }, prompt: number, completion: number): number {
-  return Math.ceil((prompt * (price.input_per_mtok ?? 0) + completion * (price.output_per_mtok ?? 0)) / 1e6);
+export function expectedCharge(price: { input_per_mtok?: number; output_per_mtok?: number; tokens?: Record<string, number> }, prompt: number, completion: number): number {
+  const input = price.tokens?.input ?? price.input_per_mtok ?? 0;
+  const output = price.tokens?.output ?? price.output_per_mtok ?? 0;
+  return Math.ceil((prompt * input + completion * output) / 1e6);
 }
 
 export type TokenPrice = { input_per_mtok: number; output_per_mtok: number };
@@ -81,12 +83,15 @@ export type TokenPrice = { input_per_mtok: number; output_per_mtok: number };
  * vendor file that lists it (vendors/*.yaml), as the config loader merges them.
  */
 export function shippedPrice(model: string): TokenPrice {
-  const own = parse(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8')).models as Record<string, { price: TokenPrice }>;
-  if (own[model]) return own[model].price;
+  type Shipped = { input_per_mtok?: number; output_per_mtok?: number; tokens?: Record<string, number> };
+  // The base input and output rates, in either form a price may give them.
+  const rates = (p: Shipped): TokenPrice => ({ input_per_mtok: p.tokens?.input ?? p.input_per_mtok ?? 0, output_per_mtok: p.tokens?.output ?? p.output_per_mtok ?? 0 });
+  const own = parse(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8')).models as Record<string, { price: Shipped }>;
+  if (own[model]) return rates(own[model].price);
   const dir = join(projectRoot, 'vendors');
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.yaml'))) {
-    const vendor = parse(readFileSync(join(dir, f), 'utf8'), { merge: true }) as { models: Record<string, { price: TokenPrice }> };
-    if (vendor.models[model]) return vendor.models[model].price;
+    const vendor = parse(readFileSync(join(dir, f), 'utf8'), { merge: true }) as { models: Record<string, { price: Shipped }> };
+    if (vendor.models[model]) return rates(vendor.models[model].price);
   }
   throw new Error(`no shipped price for ${model}`);
 }

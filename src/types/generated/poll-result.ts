@@ -24,6 +24,27 @@ export type ResultUrls = ResultUrl[];
  * The vendor's failure reason, shown to the client when the task fails (an object is stored as its JSON text; cut at 500 characters). An empty string, null or absence means none.
  */
 export type UpstreamError = string | {} | null;
+/**
+ * What the vendor reports the finished task used, when it bills by usage (Ark's output tokens, DashScope's seconds of video): the task is charged from it, never above its reservation. Absent: the task is charged its reservation (the price of what was asked).
+ */
+export type TaskUsage = {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  /**
+   * Seconds of media billed.
+   */
+  seconds?: number;
+  /**
+   * Parts of the token totals by class, as in routes.yaml usage `details` (cached, cache_write, input_audio, input_image, reasoning, output_audio, output_image).
+   */
+  details?: {
+    [k: string]: number;
+  };
+} | null;
+/**
+ * What the vendor says it charged for the task, in its own billing unit (Kling's `final_unit_deduction`, Vidu's `credits`; a number or a decimal string): kept beside the gateway's charge, converted by the model's `price.vendor_unit`, for reconciliation.
+ */
+export type VendorCharge = number | string | null;
 
 /**
  * One task's state as a poll `response` transform reports it (src/tasks/refresh.ts, src/tasks/status-map.ts). A poll answer is one of these or an array of them; in a batch poll (`poll.batch`) every entry names its `upstream_id`, entries naming tasks that were not asked about are ignored, and a task without an entry keeps its state. Keys the engine does not read are refused: whatever they carry would be lost.
@@ -37,6 +58,8 @@ export interface PollResult {
   error?: UpstreamError;
   vars?: TaskVars;
   extra?: TaskExtra;
+  usage?: TaskUsage;
+  vendor_charge?: VendorCharge;
 }
 /**
  * Values kept on the task and merged into the ones it has: each fills `{name}` in the operation's poll and content paths. Numbers are stored as strings; null values are dropped.

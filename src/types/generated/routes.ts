@@ -22,6 +22,12 @@ export interface RoutesFile {
   dialects?: {
     [k: string]: Dialect;
   };
+  /**
+   * Where each operation's unified answers carry usage, by operation name (e.g. `chat_completions`, `images_generate`). A vendor operation with a dialect reads its dialect's `usage`, one with its own `usage` reads that, and an operation named nowhere reads the chat completions shape.
+   */
+  usage?: {
+    [k: string]: UsagePaths;
+  };
 }
 /**
  * Bounds on client connections, near nginx's defaults. A client that is too slow gets 408, one too many gets 503, all in Shape A. Read at start; a reload does not change a running listener.
@@ -197,6 +203,7 @@ export interface Route {
     | 'token_revoke'
     | 'usage'
     | 'tasks'
+    | 'reconciliation'
     | 'channels'
     | 'reload'
     | 'subscription';
@@ -434,7 +441,7 @@ export interface StreamTransform1 {
   error?: string;
 }
 /**
- * Where this dialect's answers carry usage, read without JSONata when its bytes pass untouched: in a JSON answer, and in the named stream events. Each token count is the sum of the fields present; a later event's count replaces an earlier one.
+ * Where answers carry usage, read without JSONata (bytes may pass untouched): in a JSON answer, and in the named stream events. Each token count is the sum of the fields present; `details` name the parts of those totals the vendor reports apart (cache reads and writes, reasoning, audio, images), each the first of its paths present. A later event's count replaces an earlier one. Paths are dotted; `name[key=value]` picks the element of an array whose `key` is `value` (Gemini's `promptTokensDetails[modality=AUDIO].tokenCount`).
  */
 export interface UsagePaths {
   /**
@@ -444,17 +451,85 @@ export interface UsagePaths {
    */
   at: [string, ...string[]];
   /**
-   * Fields of the usage object summed into prompt tokens.
+   * Paths in the usage object summed into prompt tokens: every input token, cached or not.
    *
    * @minItems 1
    */
   prompt_tokens: [string, ...string[]];
   /**
-   * Fields of the usage object summed into completion tokens.
+   * Paths in the usage object summed into completion tokens: every output token, reasoning included.
    *
-   * @minItems 1
+   * @minItems 0
    */
-  completion_tokens: [string, ...string[]];
+  completion_tokens: string[];
+  /**
+   * Parts of the totals by class, each the first of its paths present. `cache_write_<lifetime>` (e.g. `cache_write_5m`, `cache_write_1h`) are the parts of `cache_write` the vendor reports by lifetime.
+   */
+  details?: {
+    /**
+     * Prompt tokens read from a prompt cache (every modality).
+     *
+     * @minItems 1
+     */
+    cached?: [string, ...string[]];
+    /**
+     * The audio part of `cached`.
+     *
+     * @minItems 1
+     */
+    cached_audio?: [string, ...string[]];
+    /**
+     * The image part of `cached`.
+     *
+     * @minItems 1
+     */
+    cached_image?: [string, ...string[]];
+    /**
+     * Prompt tokens written to a prompt cache (every lifetime).
+     *
+     * @minItems 1
+     */
+    cache_write?: [string, ...string[]];
+    /**
+     * Audio prompt tokens, cached ones included.
+     *
+     * @minItems 1
+     */
+    input_audio?: [string, ...string[]];
+    /**
+     * Image prompt tokens, cached ones included.
+     *
+     * @minItems 1
+     */
+    input_image?: [string, ...string[]];
+    /**
+     * Completion tokens spent reasoning.
+     *
+     * @minItems 1
+     */
+    reasoning?: [string, ...string[]];
+    /**
+     * Audio completion tokens.
+     *
+     * @minItems 1
+     */
+    output_audio?: [string, ...string[]];
+    /**
+     * Image completion tokens.
+     *
+     * @minItems 1
+     */
+    output_image?: [string, ...string[]];
+    /**
+     * Prompt tokens written to a cache of this lifetime (part of `cache_write`).
+     *
+     * @minItems 1
+     *
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^cache_write_[0-9]+[mhd]$".
+     */
+    [k: string]: [string, ...string[]] | undefined;
+  };
   /**
    * Names of the stream events that carry usage (others pass unread). Absent: every event that has one of the `at` paths' first field (a dialect whose events have no names, e.g. Gemini's, whose every chunk may carry usageMetadata).
    */

@@ -1,6 +1,36 @@
 /* Generated from schemas/ by scripts/gen-types.mjs. Do not edit: run `npm run gen:types`. */
 
 /**
+ * Rates by prompt size, as vendors bill long prompts: when a request's prompt tokens (every input class, cache reads and writes included) are more than a tier's `above`, the whole request is charged at that tier's rates (the last such tier). A tier replaces the token rates it names.
+ *
+ * @minItems 1
+ */
+export type PriceTiers = [PriceTier, ...PriceTier[]];
+export type PriceDimension = {
+  [k: string]: unknown;
+} & {
+  /**
+   * Dotted body paths the field may be at (e.g. `resolution`, `metadata.resolution`; `content[type=video_url]` picks an array's element by a field). Every path present must say the same (a request that says two things is refused).
+   *
+   * @minItems 1
+   */
+  at: [string, ...string[]];
+  /**
+   * The values priced (strings compare without case; a number written as a string is that number). Absent with `present`.
+   *
+   * @minItems 1
+   */
+  values?: [string | number | boolean, ...(string | number | boolean)[]];
+  /**
+   * The value a request that names none gets from the vendor (one of `values`).
+   */
+  default?: string | number | boolean;
+  /**
+   * The dimension is whether any of its paths is present (true or false), not a value.
+   */
+  present?: true;
+};
+/**
  * How one operation reaches the upstream. Omit the JSONata slots when the vendor speaks the unified format: the body then passes untouched.
  */
 export type Operation = {
@@ -59,6 +89,7 @@ export type Operation = {
   instead_of?: string;
   cancel?: Cancel;
   delete?: Delete;
+  usage?: UsagePaths;
 };
 /**
  * How to find a task whose submit was cut before the vendor answered (the gateway process died mid-submit): ask the vendor by the gateway's own task id, which the `request` transform sent along (e.g. as a client reference). Without it such a task is refunded and marked failed.
@@ -107,6 +138,25 @@ export interface VendorFile {
     [k: string]: string;
   };
   /**
+   * Where the models' prices come from: the vendor's own price pages and the day they were read. Every shipped vendor file has it (test/vendor-prices.test.ts checks).
+   */
+  prices?: {
+    /**
+     * The vendor's price pages (URLs).
+     *
+     * @minItems 1
+     */
+    source: [string, ...string[]];
+    /**
+     * The day the prices were read (YYYY-MM-DD).
+     */
+    as_of: string;
+    /**
+     * The currency of the vendor's list and the rate used (e.g. `CNY at 7 = 1 USD`), when it is not USD.
+     */
+    currency?: string;
+  };
+  /**
    * The vendor's models with their list prices in quota units: added to `models` of channels.yaml, whose own entry of the same name wins (put your margin there). A channel extending this vendor serves all of them unless it lists its own `models`.
    */
   models: {
@@ -141,25 +191,31 @@ export interface Model {
   hidden?: boolean;
 }
 /**
- * Quota units charged; token prices are per million tokens.
+ * Quota units charged: token rates per million tokens by class, tiers by prompt size, per call (or image), per second of media, and variants by request field (service tier, resolution, mode, audio), as the vendor's price page has them.
  */
 export interface Price {
   /**
-   * Units per million prompt tokens.
+   * Units per million prompt tokens: the same as `tokens.input` (an older form, still read).
    */
   input_per_mtok?: number;
   /**
-   * Units per million completion tokens.
+   * Units per million completion tokens: the same as `tokens.output` (an older form, still read).
    */
   output_per_mtok?: number;
+  tokens?: TokenRates;
+  tiers?: PriceTiers;
   /**
-   * Units per request or task.
+   * Units per request or task, times the request's units (`price_inputs.units`, e.g. `n` images): a price per call, or per image.
    */
   per_call?: number;
   /**
    * Units per second of generated media (tasks).
    */
   per_second?: number;
+  /**
+   * Output tokens one second of generated media makes, for a vendor that bills media by tokens (e.g. width × height × frames / 1024): what a task reserves per second asked, at its dearest output rate. The charge is the tokens the vendor reports.
+   */
+  tokens_per_second?: number;
   /**
    * Bounds of the billable seconds a request may ask for (read from the route's `price_inputs.seconds` fields); anything outside is refused with 400 before anything is reserved.
    */
@@ -195,36 +251,83 @@ export interface Price {
     default?: number;
   };
   /**
-   * Other prices of this model, chosen by what a request asks for: the first variant whose `when` matches the request body replaces the price fields it names (e.g. a video model's largest sizes at a higher price per second). It is read when the request is priced, so the reservation, and a task's charge, which is its reservation, follow it.
+   * Prices by what a request asks for: every variant whose `when` matches, in order, replaces the price fields it names (token rates class by class) and multiplies by its `multiply`. The chosen price is fixed when the request is priced, so the reservation and the charge (a task's too) follow it.
    *
    * @minItems 1
    */
   variants?: [PriceVariant, ...PriceVariant[]];
+  /**
+   * Request fields the vendor bills by (service tier, resolution, mode, audio, quality, size): each is read from the body before anything is reserved, and a value the price does not list is refused with 400 naming the field, so no request is served at a price that does not cover it. `variants` price each value.
+   */
+  dimensions?: {
+    [k: string]: PriceDimension;
+  };
+  /**
+   * The vendor's own billing unit (Kling's units, Vidu's credits), for reconciliation: what the vendor reports it charged, times `units`, is kept beside the gateway's charge.
+   */
+  vendor_unit?: {
+    name: string;
+    /**
+     * Quota units one vendor unit is worth.
+     */
+    units: number;
+  };
+}
+/**
+ * Units per million tokens of each class the vendor prices apart. The classes part a request's tokens without overlap: `input` (uncached text), `cached_input` (prompt-cache reads), `cache_write` (prompt-cache writes; `cache_write_5m`, `cache_write_1h`… where the vendor reports and prices them by lifetime), `input_audio` and `input_image` (uncached), `cached_input_audio`, `cached_input_image`, `output` (text), `reasoning`, `output_audio`, `output_image`. A class the price leaves out is charged at the rate it falls back to: cached_input, cache_write, input_audio and input_image → input; cache_write_<lifetime> → cache_write; cached_input_audio → input_audio; cached_input_image → input_image; reasoning, output_audio and output_image → output.
+ */
+export interface TokenRates {
+  /**
+   * This interface was referenced by `TokenRates`'s JSON-Schema definition
+   * via the `patternProperty` "^(input|cached_input|cache_write(_[0-9]+[mhd])?|input_audio|cached_input_audio|input_image|cached_input_image|output|reasoning|output_audio|output_image)$".
+   */
+  [k: string]: number;
+}
+export interface PriceTier {
+  /**
+   * Prompt tokens above which the tier applies.
+   */
+  above: number;
+  tokens: TokenRates;
 }
 export interface PriceVariant {
   /**
-   * The body field (a dotted path, e.g. `size`) and the values that select this variant.
+   * The dimension values that select the variant (`{ mode: pro, sound: "on" }`; a list matches any of its values); every one named must match. The older form `{ field, in }` reads a body field directly.
    */
-  when: {
-    /**
-     * Dotted path of a request body field.
-     */
-    field: string;
-    /**
-     * The values of the field that select this variant.
-     *
-     * @minItems 1
-     */
-    in: [string | number | boolean, ...(string | number | boolean)[]];
-  };
+  when: PriceCondition | PriceFieldCondition;
+  tokens?: TokenRates;
+  tiers?: PriceTiers;
   /**
-   * Units per request or task, instead of the model's.
+   * Units per request or task (or image), instead of the model's.
    */
   per_call?: number;
   /**
    * Units per second of generated media, instead of the model's.
    */
   per_second?: number;
+  /**
+   * Output tokens per second of media, instead of the model's.
+   */
+  tokens_per_second?: number;
+  /**
+   * A factor on every rate of the request (e.g. 2 for a vendor's priority tier billed at twice the standard rate).
+   */
+  multiply?: number;
+}
+export interface PriceCondition {
+  [k: string]: string | number | boolean | [string | number | boolean, ...(string | number | boolean)[]];
+}
+export interface PriceFieldCondition {
+  /**
+   * Dotted path of a request body field.
+   */
+  field: string;
+  /**
+   * The values of the field that select this variant.
+   *
+   * @minItems 1
+   */
+  in: [string | number | boolean, ...(string | number | boolean)[]];
 }
 /**
  * Fields a channel inherits with `extends`; the channel's own fields win.
@@ -395,6 +498,101 @@ export interface Delete {
    * Upstream path; `{upstream_id}`, `{model}` and the task's `{name}` vars are replaced.
    */
   path: string;
+}
+/**
+ * Where this operation's vendor answers carry usage, when they are in neither the unified format nor the operation's dialect (see routes.yaml `usage`): read from the vendor's own answer, before any transform.
+ */
+export interface UsagePaths {
+  /**
+   * Dotted paths where a usage object may sit (the first present wins).
+   *
+   * @minItems 1
+   */
+  at: [string, ...string[]];
+  /**
+   * Paths in the usage object summed into prompt tokens: every input token, cached or not.
+   *
+   * @minItems 1
+   */
+  prompt_tokens: [string, ...string[]];
+  /**
+   * Paths in the usage object summed into completion tokens: every output token, reasoning included.
+   *
+   * @minItems 0
+   */
+  completion_tokens: string[];
+  /**
+   * Parts of the totals by class, each the first of its paths present. `cache_write_<lifetime>` (e.g. `cache_write_5m`, `cache_write_1h`) are the parts of `cache_write` the vendor reports by lifetime.
+   */
+  details?: {
+    /**
+     * Prompt tokens read from a prompt cache (every modality).
+     *
+     * @minItems 1
+     */
+    cached?: [string, ...string[]];
+    /**
+     * The audio part of `cached`.
+     *
+     * @minItems 1
+     */
+    cached_audio?: [string, ...string[]];
+    /**
+     * The image part of `cached`.
+     *
+     * @minItems 1
+     */
+    cached_image?: [string, ...string[]];
+    /**
+     * Prompt tokens written to a prompt cache (every lifetime).
+     *
+     * @minItems 1
+     */
+    cache_write?: [string, ...string[]];
+    /**
+     * Audio prompt tokens, cached ones included.
+     *
+     * @minItems 1
+     */
+    input_audio?: [string, ...string[]];
+    /**
+     * Image prompt tokens, cached ones included.
+     *
+     * @minItems 1
+     */
+    input_image?: [string, ...string[]];
+    /**
+     * Completion tokens spent reasoning.
+     *
+     * @minItems 1
+     */
+    reasoning?: [string, ...string[]];
+    /**
+     * Audio completion tokens.
+     *
+     * @minItems 1
+     */
+    output_audio?: [string, ...string[]];
+    /**
+     * Image completion tokens.
+     *
+     * @minItems 1
+     */
+    output_image?: [string, ...string[]];
+    /**
+     * Prompt tokens written to a cache of this lifetime (part of `cache_write`).
+     *
+     * @minItems 1
+     *
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^cache_write_[0-9]+[mhd]$".
+     */
+    [k: string]: [string, ...string[]] | undefined;
+  };
+  /**
+   * Names of the stream events that carry usage (others pass unread). Absent: every event that has one of the `at` paths' first field (a dialect whose events have no names, e.g. Gemini's, whose every chunk may carry usageMetadata).
+   */
+  events?: string[];
 }
 /**
  * The channel's cheapest read-only call (a model or task list), sent by `switchyard check --probe` with the channel's real credentials through the same transport as traffic (base URL, headers, auth scheme, connect timeout), so a wrong key or an unreachable vendor shows before traffic does. It must cost nothing: never a generation. An answer is judged in this order: a connect failure or timeout is `unreachable`; an answer `auth_failed_when` holds for is `auth failed`; a status in `ok_status` (default: any 2xx) is `ok`; 401 and 403 are `auth failed`; 429 is `rate limited` (throttled or out of credit: the key is not confirmed); 5xx is `vendor error`; anything else is `unexpected` (a wrong `path`, or an `ok_status` to add). Only the status, the vendor's error code and the time are printed, never its body; both pass the redactor.
