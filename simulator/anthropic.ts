@@ -5,6 +5,7 @@ import type { Fault } from './control.js';
 import { playSteps, type Step } from './stream-steps.js';
 import { type Directives, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import { type Ctx, type Route, echoed, sendJson, sleep } from './http.js';
+import { deepMerge, usageDirective } from './usage-directive.js';
 
 /** The versions Anthropic documents; anything else is refused like the real API does. */
 export const ANTHROPIC_VERSIONS = ['2023-06-01', '2023-01-01'];
@@ -47,6 +48,8 @@ interface Plan {
   stopSequence: string | null;
   inputTokens: number;
   outputTokens: number;
+  /** `[sim usage=B64]`: merged over the usage reported at the end. */
+  usage?: Json;
 }
 
 
@@ -352,6 +355,10 @@ function chosenTool(body: MessagesRequest, d: Directives): string | undefined {
 }
 
 function planReply(body: MessagesRequest, d: Directives): Plan {
+  return { ...planWords(body, d), usage: usageDirective(d) };
+}
+
+function planWords(body: MessagesRequest, d: Directives): Plan {
   const input = inputTokens(body);
   const toolName = chosenTool(body, d);
   if (toolName) {
@@ -397,8 +404,25 @@ function cutPieces(pieces: string[], length: number): string[] {
   return out;
 }
 
-function usage(plan: Plan, outputTokens: number) {
-  return { input_tokens: plan.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens };
+/** The final usage, in the shape Anthropic's API reports today, with `[sim usage=B64]` merged in. */
+function usage(plan: Plan): Json {
+  return deepMerge({
+    input_tokens: plan.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: plan.outputTokens, service_tier: 'standard',
+  }, plan.usage);
+}
+
+/** message_start: the input side is known before generation; output_tokens is the 1 Anthropic's stream starts with, server tools not yet used. */
+function startUsage(plan: Plan): Json {
+  const { server_tool_use: _used, ...inputSide } = usage(plan);
+  return { ...inputSide, output_tokens: 1 };
+}
+
+/** message_delta: Anthropic's cumulative counts (input side included), the figures a stream is billed by. */
+function deltaUsage(plan: Plan): Json {
+  const u = usage(plan);
+  const keys = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens', 'server_tool_use'];
+  return Object.fromEntries(keys.filter((k) => k in u).map((k) => [k, u[k]]));
 }
 
 // ---- handlers ----
@@ -431,7 +455,7 @@ async function messages(ctx: Ctx): Promise<void> {
     : [{ type: 'text', text: plan.pieces.join('') }];
   sendJson(ctx.res, 200, {
     id, type: 'message', role: 'assistant', model: body.model, content,
-    stop_reason: plan.stopReason, stop_sequence: plan.stopSequence, usage: usage(plan, plan.outputTokens),
+    stop_reason: plan.stopReason, stop_sequence: plan.stopSequence, usage: usage(plan),
   });
 }
 
@@ -455,7 +479,7 @@ function streamSteps(ctx: Ctx, body: MessagesRequest, plan: Plan, d: Directives,
   const steps: Step[] = [
     event('message_start', {
       type: 'message_start',
-      message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: usage(plan, 1) },
+      message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: startUsage(plan) },
     }),
     event('content_block_start', { type: 'content_block_start', index: 0, content_block: block }),
     event('ping', { type: 'ping' }),
@@ -472,7 +496,7 @@ function streamSteps(ctx: Ctx, body: MessagesRequest, plan: Plan, d: Directives,
   }
   steps.push(
     event('content_block_stop', { type: 'content_block_stop', index: 0 }),
-    event('message_delta', { type: 'message_delta', delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence }, usage: { output_tokens: plan.outputTokens } }),
+    event('message_delta', { type: 'message_delta', delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence }, usage: deltaUsage(plan) }),
     event('message_stop', { type: 'message_stop' }),
   );
   return steps;

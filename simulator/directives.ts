@@ -35,7 +35,7 @@ export const ARG_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
  */
 export function toolArgFragments(d: Directives): string[] {
   const args = d.tool_args ? Buffer.from(d.tool_args, 'base64url').toString('utf8') : undefined;
-  if (!args || !isJsonObject(args)) return oneArgFragments(d.tool_arg);
+  if (!args || !jsonObject(args)) return oneArgFragments(d.tool_arg);
   const size = Math.ceil(args.length / 5);
   return Array.from({ length: 5 }, (_, i) => args.slice(i * size, (i + 1) * size));
 }
@@ -48,11 +48,19 @@ function oneArgFragments(arg: string | undefined): string[] {
   return ['{"', quoted(arg.slice(0, colon)), '":"', quoted(arg.slice(colon + 1)), '"}'];
 }
 
-function isJsonObject(s: string): boolean {
+/**
+ * A directive value holding base64url of a JSON object (`tool_args=`, `usage=`): JSON needs spaces, quotes and brackets
+ * that a `[sim …]` directive cannot carry. Undefined when absent or not a JSON object.
+ */
+export function b64JsonDirective(d: Directives, key: string): Record<string, unknown> | undefined {
+  return d[key] ? jsonObject(Buffer.from(d[key], 'base64url').toString('utf8')) : undefined;
+}
+
+function jsonObject(s: string): Record<string, unknown> | undefined {
   try {
     const v: unknown = JSON.parse(s);
-    return typeof v === 'object' && v !== null && !Array.isArray(v);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -1,6 +1,7 @@
 // OpenAI Chat Completions vendor: auth, validation, directives, and JSON/SSE replies shaped like api.openai.com.
 import { playSteps, type Step } from './stream-steps.js';
 import { type Directives, flagDirective, intDirective, parseDirectives, toolArgFragments } from './directives.js';
+import { overriddenUsage, usageDirective } from './usage-directive.js';
 import {
   type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError,
 } from './http.js';
@@ -144,14 +145,19 @@ function promptTokens(messages: ChatMessage[]): number {
   return total;
 }
 
-function usageOf(prompt: number, completion: number) {
-  return {
+/**
+ * OpenAI's usage object, with `[sim usage=B64]` merged in (e.g. `prompt_tokens_details.cached_tokens`, or the
+ * `cache_write_tokens` GPT-6.x reports); total_tokens is the sum of the two counts unless the directive sets it.
+ */
+function usageOf(prompt: number, completion: number, d: Directives) {
+  const usage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
+  return overriddenUsage(usage, usageDirective(d), { key: 'total_tokens', parts: ['prompt_tokens', 'completion_tokens'] });
 }
 
 function planReply(body: ChatRequest, d: Directives): Plan {
@@ -161,14 +167,14 @@ function planReply(body: ChatRequest, d: Directives): Plan {
   if (toolName && Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') {
     const tool = { id: randomId('call_'), name: toolName };
     const pieces = toolArgFragments(d);
-    return { tool, pieces, finish: 'tool_calls', usage: usageOf(prompt, pieces.length) };
+    return { tool, pieces, finish: 'tool_calls', usage: usageOf(prompt, pieces.length, d) };
   }
   const wanted = intDirective(d, 'chunks', 5);
   const cap = body.max_completion_tokens ?? body.max_tokens;
   const capped = typeof cap === 'number' && cap < wanted;
   const n = capped ? Math.max(0, cap) : wanted;
   const pieces = Array.from({ length: n }, (_, i) => `tok${i + 1} `);
-  return { pieces, finish: capped ? 'length' : 'stop', usage: usageOf(prompt, n) };
+  return { pieces, finish: capped ? 'length' : 'stop', usage: usageOf(prompt, n, d) };
 }
 
 function envelope(model: string) {

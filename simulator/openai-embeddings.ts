@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { intDirective, parseDirectives } from './directives.js';
 import { type Ctx, type Route, errorBody, openaiAuthorized, sendJson, sleep, statusError } from './http.js';
+import { overriddenUsage, usageDirective } from './usage-directive.js';
 
 /** Small on purpose: the real 1536/3072 would bloat every test body. `dimensions` overrides. */
 export const DEFAULT_DIMENSIONS = 8;
@@ -126,7 +127,9 @@ async function handle(ctx: Ctx): Promise<void> {
     return { object: 'embedding', index, embedding: v.base64 ? float32Base64(vector) : vector };
   });
   const tokens = v.items.reduce((n, it) => n + ('text' in it ? it.text.split(/\s+/).filter(Boolean).length : it.tokens.length), 0);
-  sendJson(ctx.res, 200, { object: 'list', data, model: v.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+  // `[sim usage=B64]` merged in; total_tokens follows prompt_tokens (embeddings have no output) unless it is set too.
+  const usage = overriddenUsage({ prompt_tokens: tokens, total_tokens: tokens }, usageDirective(d), { key: 'total_tokens', parts: ['prompt_tokens'] });
+  sendJson(ctx.res, 200, { object: 'list', data, model: v.model, usage });
 }
 
 export const openaiEmbeddings: Route = { method: 'POST', path: '/v1/embeddings', handle };

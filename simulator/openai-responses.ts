@@ -2,9 +2,10 @@
 // (response.created, response.in_progress, output_item.added, content_part.added, output_text.delta …,
 // function_call_arguments.delta …, output_item.done, response.completed with usage). Directives as for chat:
 // `[sim chunks=N]`, `[sim tool_call=NAME tool_args=BASE64URL-JSON]` (a function, a custom tool answered with `input`, or a namespace's member),
-// `[sim status=N]`, `[sim interval_ms=N]`, `[sim cut_after=N]`.
+// `[sim status=N]`, `[sim interval_ms=N]`, `[sim cut_after=N]`, `[sim usage=BASE64URL-JSON]` (merged over the usage).
 import { playSteps, type Step } from './stream-steps.js';
 import { type Directives, intDirective, parseDirectives, toolArgFragments } from './directives.js';
+import { overriddenUsage, usageDirective } from './usage-directive.js';
 import { type Ctx, type Route, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError } from './http.js';
 
 type Obj = Record<string, unknown>;
@@ -70,10 +71,10 @@ function inputTokens(body: Obj): number {
   return fromItems + words(typeof body.instructions === 'string' ? body.instructions : '');
 }
 
-interface Plan { call?: Call & { id: string; callId: string }; pieces: string[]; msgId: string; input: number }
+interface Plan { call?: Call & { id: string; callId: string }; pieces: string[]; msgId: string; input: number; usage?: Obj }
 
 function planReply(body: Obj, d: Directives): Plan {
-  const base = { msgId: randomId('msg_', 32), input: inputTokens(body) };
+  const base = { msgId: randomId('msg_', 32), input: inputTokens(body), usage: usageDirective(d) };
   const call = d.tool_call && !answered(body.input) && body.tool_choice !== 'none' ? findTool(body.tools, d.tool_call) : undefined;
   if (call) return { ...base, call: { ...call, id: randomId('fc_', 32), callId: randomId('call_') }, pieces: call.kind === 'custom' ? ['echo ', 'Paris'] : toolArgFragments(d) };
   const n = intDirective(d, 'chunks', 5);
@@ -111,12 +112,14 @@ function callItem(plan: Plan, args: string, status: string): Obj {
     : { id: c.id, type: 'function_call', status, call_id: c.callId, name: c.name, ...ns, arguments: args };
 }
 
+/** The Responses usage object, `[sim usage=B64]` merged in; total_tokens adds up unless the directive sets it. */
 function usage(plan: Plan) {
   const output = plan.pieces.length;
-  return {
+  const base = {
     input_tokens: plan.input, input_tokens_details: { cached_tokens: 0 },
     output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: plan.input + output,
   };
+  return overriddenUsage(base, plan.usage, { key: 'total_tokens', parts: ['input_tokens', 'output_tokens'] });
 }
 
 function responseObject(body: Obj, plan: Plan, status: string, output: Obj[], id = randomId('resp_', 48)): Obj {

@@ -99,7 +99,10 @@ test('anthropic non-stream: message shape, usage counting, request-id header', a
   assert.deepEqual({ ...r.body, id: 'x' }, {
     id: 'x', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5',
     content: [{ type: 'text', text: 'tok1 tok2 tok3 ' }], stop_reason: 'end_turn', stop_sequence: null,
-    usage: { input_tokens: 14, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 },
+    usage: {
+      input_tokens: 14, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: 3, service_tier: 'standard',
+    },
   });
 });
 
@@ -124,7 +127,11 @@ test('anthropic stream: Anthropic event names and order, one word per text_delta
   assert.deepEqual(events[1].data, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
   assert.deepEqual(events.slice(3, 6).map((e) => e.data.delta), ['tok1 ', 'tok2 ', 'tok3 '].map((text) => ({ type: 'text_delta', text })));
   assert.deepEqual(events[6].data, { type: 'content_block_stop', index: 0 });
-  assert.deepEqual(events[7].data, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 3 } });
+  // message_delta's usage is cumulative, input side included, as Anthropic's API sends it today.
+  assert.deepEqual(events[7].data, {
+    type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null },
+    usage: { input_tokens: 4, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 },
+  });
   assert.ok(r.text.split('\n\n').slice(0, -1).every((b) => /^event: \w+\ndata: \{.*\}$/.test(b)));
   const stats = sim.control.stats();
   assert.equal(stats.streams_started, 1);

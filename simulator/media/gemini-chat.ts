@@ -1,7 +1,8 @@
 // Gemini chat models as Google's API serves them: generateContent (non-image models; the image file hands them here),
 // streamGenerateContent (?alt=sse: SSE of GenerateContentResponse chunks; without it one JSON array), countTokens and
 // GET /v1beta/models/{model}. Validation words follow Google's answers; directives as in the other chat simulators.
-import { type Directives, intDirective, parseDirectives } from '../directives.js';
+import { type Directives, b64JsonDirective, intDirective, parseDirectives } from '../directives.js';
+import { overriddenUsage, usageDirective } from '../usage-directive.js';
 import { type Ctx, randomId, sendJson, sleep } from '../http.js';
 import { playSteps, type Step } from '../stream-steps.js';
 import { type Json, isObject, parseJson, pathParams, route } from '../video/common.js';
@@ -11,7 +12,7 @@ import { partsOf, signed, thinksInSignatures, validConfig, validContents, validT
 const STREAM = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/;
 const COUNT = /^\/v1beta\/models\/([^/:]+):countTokens$/;
 const MODEL = /^\/v1beta\/models\/([^/:]+)$/;
-/** Fixed arguments so a function call's size is known, as in the other chat simulators (`tool_args=JSON` overrides). */
+/** Fixed arguments so a function call's size is known, as in the other chat simulators (`tool_args=` overrides). */
 const TOOL_ARGS = { location: 'Paris' };
 
 /** The chat models this simulator answers, with their limits as ListModels gives them. */
@@ -34,6 +35,8 @@ interface Plan {
   prompt: number;
   output: number;
   thoughts: number;
+  /** `[sim usage=B64]`: merged over the final usageMetadata. */
+  usage?: Json;
 }
 
 /** POST …:generateContent on a chat model (after the key and JSON were checked by the image handler). */
@@ -116,7 +119,7 @@ async function prepare(ctx: Ctx, model: string, body: Json): Promise<Plan | unde
     sendJson(ctx.res, status, e.body, e.headers);
     return undefined;
   }
-  return plan(body, d, model);
+  return { ...plan(body, d, model), usage: usageDirective(d) };
 }
 
 /** Directives in the last user turn's text (a turn of function responses has none: the model answers in words). */
@@ -172,8 +175,13 @@ function plan(body: Json, d: Directives, model: string): Plan {
   return { pieces, thought, finish: limit < wanted ? 'MAX_TOKENS' : 'STOP', prompt, output: limit, thoughts };
 }
 
-/** `[sim tool_args={"file_path":"notes.txt"}]`: the call's arguments (a JSON object without spaces), else the fixed ones. */
+/**
+ * The call's arguments: `tool_args=` as base64url JSON, like the other chat simulators; else, for agents' recordings
+ * made before that, the raw JSON object (`tool_args={"file_path":"notes.txt"}`, no spaces); else the fixed ones.
+ */
 function toolArgs(d: Directives): Json {
+  const b64 = b64JsonDirective(d, 'tool_args');
+  if (b64) return b64;
   try {
     const v: unknown = d.tool_args ? JSON.parse(d.tool_args) : undefined;
     return isObject(v) ? v : TOOL_ARGS;
@@ -182,11 +190,17 @@ function toolArgs(d: Directives): Json {
   }
 }
 
+/** usageMetadata counting `output` words so far (zero counts left out, as Google leaves them out). */
 function usage(p: Plan, output = p.output): Json {
   return {
     promptTokenCount: p.prompt, candidatesTokenCount: output, totalTokenCount: p.prompt + output + p.thoughts,
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: p.prompt }], ...(p.thoughts ? { thoughtsTokenCount: p.thoughts } : {}),
   };
+}
+
+/** The final usageMetadata, `[sim usage=B64]` merged in; totalTokenCount adds up (as Google defines it) unless set. */
+export function finalGeminiUsage(base: Json, over: Json | undefined): Json {
+  return overriddenUsage(base, over, { key: 'totalTokenCount', parts: ['promptTokenCount', 'candidatesTokenCount', 'toolUsePromptTokenCount', 'thoughtsTokenCount'] });
 }
 
 const callPart = (p: Plan): Json => ({ functionCall: { name: p.call, args: p.args ?? TOOL_ARGS }, ...(p.signature && { thoughtSignature: p.signature }) });
@@ -197,23 +211,26 @@ function whole(model: string, p: Plan, responseId: string): Json {
     ...(p.call ? [callPart(p)] : p.pieces.length ? [{ text: p.pieces.join('') }] : []),
   ];
   const candidate: Json = parts.length ? { content: { parts, role: 'model' }, finishReason: p.finish, index: 0 } : { finishReason: p.finish, index: 0 };
-  return { candidates: [candidate], usageMetadata: usage(p), modelVersion: model, responseId };
+  return { candidates: [candidate], usageMetadata: finalGeminiUsage(usage(p), p.usage), modelVersion: model, responseId };
 }
 
-/** One chunk per word (thoughts first), the last with the finishReason; usageMetadata on each, counting so far. */
+/**
+ * One chunk per word (thoughts first), the last with the finishReason; usageMetadata on each, counting so far, the last
+ * the final figures (with `usage=` merged in: the last chunk's usage is what a stream is billed by).
+ */
 function streamChunks(model: string, p: Plan, responseId: string): Json[] {
   const parts: Json[] = [
     ...(p.thought ? [{ text: p.thought, thought: true }] : []),
     ...(p.call ? [callPart(p)] : p.pieces.map((text) => ({ text }))),
   ];
-  if (!parts.length) return [{ candidates: [{ finishReason: p.finish, index: 0 }], usageMetadata: usage(p), modelVersion: model, responseId }];
+  if (!parts.length) return [{ candidates: [{ finishReason: p.finish, index: 0 }], usageMetadata: finalGeminiUsage(usage(p), p.usage), modelVersion: model, responseId }];
   const firstText = p.thought ? 1 : 0;
   return parts.map((part, i) => {
     const last = i === parts.length - 1;
     const sofar = last ? p.output : Math.max(0, i - firstText + 1);
     return {
       candidates: [{ content: { parts: [part], role: 'model' }, ...(last && { finishReason: p.finish }), index: 0 }],
-      usageMetadata: usage(p, sofar), modelVersion: model, responseId,
+      usageMetadata: last ? finalGeminiUsage(usage(p), p.usage) : usage(p, sofar), modelVersion: model, responseId,
     };
   });
 }

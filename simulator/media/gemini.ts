@@ -1,10 +1,11 @@
 // Gemini generateContent: x-goog-api-key or ?key= auth, contents[].parts[] (text/inlineData), imageConfig → an inline PNG of
 // the documented size. Chat models (gemini-chat.ts) are answered there.
 import { intDirective } from '../directives.js';
+import { usageDirective } from '../usage-directive.js';
 import { type Ctx, randomId, sendJson, sleep } from '../http.js';
 import { type Json, isObject, parseJson, pathParams, planFrom, route, submitFailure } from '../video/common.js';
 import { geminiAuthorized as authorized, geminiError, geminiFail as fail } from './gemini-common.js';
-import { GEMINI_CHAT_MODELS, generateChat, geminiChatRoutes } from './gemini-chat.js';
+import { GEMINI_CHAT_MODELS, finalGeminiUsage, generateChat, geminiChatRoutes } from './gemini-chat.js';
 
 export { geminiError, googleKey } from './gemini-common.js';
 import { pngBytes } from './png.js';
@@ -79,7 +80,9 @@ async function generate(ctx: Ctx): Promise<void> {
   if (isImageModel(model) && !RATIOS.includes(ratio)) return fail(ctx, 400, `Unsupported aspect ratio: ${ratio}. Supported values are: ${RATIOS.join(', ')}.`);
   if (isImageModel(model) && !sizesFor(model).includes(size)) return fail(ctx, 400, `Unsupported image size: ${size}. Model ${model} supports: ${sizesFor(model).join(', ')}.`);
   if (!(await sleep(intDirective(plan.directives, 'first_byte_ms', 0), ctx.signal))) return;
-  sendJson(ctx.res, 200, reply(model, gen, ratio, size, s, plan.directives.finish_reason));
+  const answer = reply(model, gen, ratio, size, s, plan.directives.finish_reason);
+  // `[sim usage=B64]`, as on the chat models: merged over the usageMetadata (arrays given replace the simulator's).
+  sendJson(ctx.res, 200, { ...answer, usageMetadata: finalGeminiUsage(answer.usageMetadata as Json, usageDirective(plan.directives)) });
 }
 
 function reply(model: string, gen: Json, ratio: string, size: string, s: Scan, finishReason = 'STOP'): Json {

@@ -1,5 +1,6 @@
 // OpenAI Images: JSON generations and multipart edits, per-model size/n/quality rules, url or b64_json (real PNGs), gpt-image usage.
 import { intDirective } from '../directives.js';
+import { overriddenUsage, usageDirective } from '../usage-directive.js';
 import { type Ctx, errorBody, openaiAuthorized, sendJson, sleep, statusError } from '../http.js';
 import { type Json, parseJson, planFrom, route, submitFailure, unixSeconds } from '../video/common.js';
 import { rawBodyOf } from '../video/raw-body.js';
@@ -102,14 +103,19 @@ async function answer(ctx: Ctx, f: Fields, spec: ModelSpec, refs: number): Promi
     if (f.model === 'dall-e-3') item.revised_prompt = f.prompt;
     return item;
   });
-  if (!spec.b64Only) return sendJson(ctx.res, 200, { created: unixSeconds(), data });
+  // `[sim usage=B64]` in the prompt: merged over the usage; total_tokens adds up unless the directive sets it.
+  const over = usageDirective(plan.directives);
+  const total = { key: 'total_tokens', parts: ['input_tokens', 'output_tokens'] };
+  // DALL·E reports no usage; a test that asks for one there gets the directive's object alone.
+  if (!spec.b64Only) return sendJson(ctx.res, 200, { created: unixSeconds(), data, ...(over && { usage: overriddenUsage({}, over, total) }) });
   const quality = f.quality === undefined || f.quality === 'auto' ? 'medium' : String(f.quality);
   const textTokens = (f.prompt as string).split(/\s+/).filter(Boolean).length;
   const imageTokens = refs * 194;
   const output = outputTokens(quality, width, height) * n;
+  const usage = { input_tokens: textTokens + imageTokens, output_tokens: output, total_tokens: textTokens + imageTokens + output, input_tokens_details: { text_tokens: textTokens, image_tokens: imageTokens } };
   sendJson(ctx.res, 200, {
     created: unixSeconds(), background: f.background ?? 'opaque', data, output_format: f.output_format ?? 'png', quality, size: `${width}x${height}`,
-    usage: { input_tokens: textTokens + imageTokens, output_tokens: output, total_tokens: textTokens + imageTokens + output, input_tokens_details: { text_tokens: textTokens, image_tokens: imageTokens } },
+    usage: overriddenUsage(usage, over, total),
   });
 }
 

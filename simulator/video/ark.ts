@@ -5,6 +5,7 @@ import {
   type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, submitDelay, submitFailure, unixSeconds,
 } from './common.js';
 import { assetStatus } from './ark-assets.js';
+import { arkDuration, arkResolution, arkTokens } from './ark-tokens.js';
 import { type Phase, type VideoTask, arkId, phaseOf, poll, stableNumber, storeOf } from './task-store.js';
 
 const VENDOR = 'ark';
@@ -116,13 +117,12 @@ function optionProblem(b: Json): Problem | undefined {
 }
 
 const STATUS: Record<Phase, string> = { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed' };
-const SHORT_SIDE: Record<string, number> = { '480p': 480, '720p': 720, '1080p': 1080, '4k': 2160 };
 
 function view(ctx: Ctx, task: VideoTask, phase: Phase): Json {
   const b = task.extra.body as Json;
-  const resolution = (b.resolution as string | undefined) ?? '720p';
+  const resolution = arkResolution(task.model, b);
   const ratio = (b.ratio as string | undefined) ?? '16:9';
-  const duration = Number.isInteger(b.duration) && (b.duration as number) > 0 ? (b.duration as number) : 5;
+  const duration = arkDuration(b);
   const out: Json = {
     id: task.id, model: task.model, status: STATUS[phase], error: null,
     created_at: unixSeconds(task.createdAt), updated_at: unixSeconds(task.finishedAt ?? task.createdAt),
@@ -134,9 +134,8 @@ function view(ctx: Ctx, task: VideoTask, phase: Phase): Json {
     out.error = { code: task.failReason ?? 'OutputVideoSensitiveContentDetected', message: `The request failed because the output video may contain sensitive information. Request id: ${rid()}` };
   }
   if (phase !== 'succeeded') return out;
-  // Ark bills by tokens ≈ width × height × fps × seconds / 1024.
-  const short = SHORT_SIDE[resolution] ?? 720;
-  const tokens = Math.round((short * Math.round((short * 16) / 9) * 24 * duration) / 1024);
+  // What Ark bills: the video's tokens (ark-tokens.ts), completion_tokens = total_tokens as in every real answer.
+  const tokens = arkTokens(task.model, b);
   return { ...out, content: { video_url: fileUrl(ctx.req, task) }, usage: { completion_tokens: tokens, total_tokens: tokens } };
 }
 

@@ -89,9 +89,20 @@ function output(ctx: Ctx, task: VideoTask, phase: Phase): Json {
   return out;
 }
 
+/** The 16:9 output size of an i2v/kf2v resolution tier (the real one follows the input image's shape). */
+const TIER_SIZE: Record<string, string> = { '480P': '832*480', '720P': '1280*720', '1080P': '1920*1080' };
+
+/**
+ * What DashScope bills by: `video_duration` seconds (× the resolution's per-second price), the output size as
+ * `video_ratio`, one video: the request's `size`, else its `resolution` tier's size, else the model's default (t2v
+ * 1920*1080 for wan2.2 and later, 1280*720 for wanx2.1; i2v/kf2v 1080P for wan2.2-plus and later, 720P for flash and
+ * wanx2.1). The duration is the request's (default 5); the real figure can be a fraction off it.
+ */
 function usage(task: VideoTask): Json {
   const params = ((task.extra.body as Json).parameters ?? {}) as Json;
-  const ratio = typeof params.size === 'string' ? params.size : '1280*720';
+  const newer = /^wan(2\.[2-9]|[3-9])/.test(task.model);
+  const byDefault = task.model.includes('t2v') ? (newer ? '1920*1080' : '1280*720') : TIER_SIZE[newer && !task.model.includes('flash') ? '1080P' : '720P'];
+  const ratio = typeof params.size === 'string' ? params.size : TIER_SIZE[params.resolution as string] ?? byDefault;
   return { video_duration: Number(params.duration) || 5, video_ratio: ratio, video_count: 1 };
 }
 

@@ -4,6 +4,7 @@ import {
   type Json, type VendorError, fileUrl, newTask, parseJson, pathParams, planFrom, query, retryHeaders, route, str, submitDelay, submitFailure,
 } from './common.js';
 import { verifyKlingAuth } from './kling-jwt.js';
+import { klingUnits, supportsSound } from './kling-units.js';
 import { type Phase, type VideoTask, klingId, phaseOf, poll, storeOf, uuid } from './task-store.js';
 
 const VENDOR = 'kling';
@@ -64,6 +65,9 @@ function validate(kind: string, b: Json): string | undefined {
     return `duration must be one of ${durations.map((d) => `"${d}"`).join(', ')}`;
   }
   if (b.mode !== undefined && b.mode !== 'std' && b.mode !== 'pro') return 'mode must be std or pro';
+  if (b.sound !== undefined && b.sound !== 'on' && b.sound !== 'off') return 'sound must be on or off';
+  // Sound is kling-v2-6 and later; Kling refuses it on older models (1201) rather than rendering a silent clip.
+  if (b.sound === 'on' && !supportsSound(model)) return `sound is not supported by model ${model}`;
   if (b.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(b.aspect_ratio as string)) return 'aspect_ratio is invalid';
   if (b.cfg_scale !== undefined && !(typeof b.cfg_scale === 'number' && b.cfg_scale >= 0 && b.cfg_scale <= 1)) return 'cfg_scale must be within [0, 1]';
   const ext = b.external_task_id;
@@ -132,12 +136,12 @@ function taskData(ctx: Ctx, task: VideoTask, phase: Phase): Json {
     updated_at: task.finishedAt ?? (phase === 'queued' ? task.createdAt : Date.now()),
   };
   if (phase !== 'succeeded') return data;
-  const units = (Number(duration) / 5) * (body.mode === 'pro' ? 3.5 : 1);
   const url = fileUrl(ctx.req, task);
   return {
     ...data,
     task_result: { videos: [{ id: uuid(), url, watermark_url: url, duration: `${duration}.1` }] },
-    final_unit_deduction: String(units),
+    // What Kling charged: per second of the requested duration (a failed task deducts nothing and has no field).
+    final_unit_deduction: klingUnits(body, task.model),
   };
 }
 

@@ -4,6 +4,7 @@ import {
   type Json, type VendorError, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitDelay, submitFailure,
 } from './common.js';
 import { type Phase, type VideoTask, numericId, poll, storeOf } from './task-store.js';
+import { viduCredits, viduDuration, viduResolution } from './vidu-credits.js';
 
 const VENDOR = 'vidu';
 const SUBMIT = /^\/ent\/v2\/(text2video|img2video|start-end2video|reference2video)$/;
@@ -124,7 +125,7 @@ async function submit(ctx: Ctx): Promise<void> {
   if (await submitDelay(ctx, plan)) sendJson(ctx.res, 200, echo(task, body));
 }
 
-/** The submit answer echoes the request with Vidu's defaults filled in. */
+/** The submit answer echoes the request with Vidu's defaults filled in, and the credits the task costs. */
 function echo(task: VideoTask, body: Json): Json {
   return {
     task_id: task.id,
@@ -134,15 +135,15 @@ function echo(task: VideoTask, body: Json): Json {
     style: body.style ?? 'general',
     prompt: task.prompt,
     images: body.images ?? [],
-    duration: body.duration ?? 5,
+    duration: viduDuration(body),
     seed: body.seed || 1 + (Number(task.id.slice(-6)) % 2147483646),
     aspect_ratio: body.aspect_ratio ?? '16:9',
-    resolution: body.resolution ?? '1080p',
+    resolution: viduResolution(body),
     movement_amplitude: body.movement_amplitude ?? 'auto',
     bgm: body.bgm ?? false,
     payload: body.payload ?? '',
     off_peak: body.off_peak ?? false,
-    credits: 4 * (Number(body.duration) || 5),
+    credits: viduCredits(body, task.kind),
     created_at: new Date(task.createdAt).toISOString(),
   };
 }
@@ -161,7 +162,8 @@ async function creations(ctx: Ctx): Promise<void> {
     id: task.id,
     state: STATE[phase],
     err_code: phase === 'failed' ? task.failReason ?? 'CreationPolicyViolation' : '',
-    credits: 4 * (Number(body.duration) || 5),
+    // The credits the task costs, in every state as the submit answer gave them (what Vidu reports for a failed task is not known).
+    credits: viduCredits(body, task.kind),
     payload: body.payload ?? '',
     bgm: body.bgm ?? false,
     off_peak: body.off_peak ?? false,
