@@ -33,8 +33,9 @@ test('reference2video: vendor task shape, the billed duration filled in, payload
   const file = await fetch(done.creations[0].url, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(file.status, 200);
   assert.equal(file.headers.get('content-type'), 'video/mp4');
-  assert.equal(await stack.balance(tokenId), 100_000 - 350, 'viduq2-pro at 720p: 100 + 50/s');
-  assert.deepEqual(await ledgerKinds(stack, tokenId, sub.json.task_id), ['reserve:350', 'settle:0']);
+  // Vidu's Q2 curve at 720p: 5 credits to start and 10 a second ($0.005 a credit), 55 credits for 5 s.
+  assert.equal(await stack.balance(tokenId), 100_000 - 275, 'viduq2-pro at 720p: 25 + 50/s');
+  assert.deepEqual(await ledgerKinds(stack, tokenId, sub.json.task_id), ['reserve:275', 'settle:0']);
 });
 
 test('text2video, img2video and start-end2video reach their vendor endpoints', async () => {

@@ -12,8 +12,13 @@ after(async () => { await stack.close(); });
 const lastImageRequest = () => stack.sim.control.imageRequests().at(-1)!;
 const sentBody = (path: string) => stack.sim.control.requests().filter((r) => r.path === path).at(-1)!.body as Record<string, any>;
 
-// OpenAI's image models are priced per token (vendors/openai.yaml: $8 per million input, $30 per million output tokens).
-const imageCharge = (u: { input_tokens: number; output_tokens: number }) => Math.ceil((u.input_tokens * 8000 + u.output_tokens * 30000) / 1e6);
+// OpenAI prices its image models per token (the model pages): text input $5 and image input $8 per million, images
+// out $30 per million; an edit's input images are image tokens.
+type ImageUsage = { input_tokens: number; output_tokens: number; input_tokens_details?: { image_tokens?: number } };
+const imageCharge = (u: ImageUsage) => {
+  const image = u.input_tokens_details?.image_tokens ?? 0;
+  return Math.ceil(((u.input_tokens - image) * 5000 + image * 8000 + u.output_tokens * 30000) / 1e6);
+};
 
 test('images.generate and images.edit work with the official openai client; the tokens of every image are billed', async () => {
   const { key, id } = await stack.token({ quota: 10_000 });
@@ -66,23 +71,31 @@ test('size forms and the ratio tables: WxH, W*H, ratio at 1k/2k/4k, sizes in 16s
   assert.match(bad.json.error.message, /`size`/);
 });
 
-test('native generateContent: inlineData references pass, imageSize 2K kept by the model that has it, 1K fallback for the others', async () => {
-  const { key } = await stack.token();
+test('native generateContent: the body passes untouched at every size, each image charged by the image tokens Google reports', async () => {
+  const { key, id } = await stack.token({ quota: 100_000 });
   const body = (size: string) => ({
     contents: [{ role: 'user', parts: [{ text: 'a fox' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }],
     generationConfig: { imageConfig: { aspectRatio: '16:9', imageSize: size } },
   });
-  for (const [model, asked, sent] of [
-    ['gemini-3-pro-image-preview', '2K', '2K'], ['gemini-3-pro-image-preview', '4K', '2K'], ['gemini-2.5-flash-image', '2K', '1K'],
-  ]) {
-    const r = await call(stack, key, 'POST', `/v1beta/models/${model}:generateContent`, body(asked));
+  // Google's prices: 3 Pro Image draws 1K and 2K in 1120 image tokens, 4K in 2000, at $120 a million; text at $2/$12.
+  for (const [model, size, imageTokens] of [['gemini-3-pro-image-preview', '2K', 1120], ['gemini-3-pro-image-preview', '4K', 2000]] as const) {
+    const before = (await stack.balance(id))!;
+    const r = await call(stack, key, 'POST', `/v1beta/models/${model}:generateContent`, body(size));
     assert.equal(r.status, 200, r.text);
     assert.ok(r.json.candidates[0].content.parts.some((p: any) => p.inlineData?.mimeType === 'image/png'));
     const up = sentBody(`/v1beta/models/${model}:generateContent`);
-    assert.equal(up.generationConfig.imageConfig.imageSize, sent);
-    assert.equal(up.generationConfig.imageConfig.aspectRatio, '16:9');
-    assert.equal(up.contents[0].parts[1].inlineData.data, 'iVBORw0KGgo=');
+    assert.deepEqual({ ...up, model: undefined }, { ...body(size), model: undefined }, 'the client\'s own body (the model named as the upstream knows it)');
+    const u = r.json.usageMetadata;
+    assert.equal(u.candidatesTokensDetails.find((d: any) => d.modality === 'IMAGE').tokenCount, imageTokens);
+    const text = u.candidatesTokenCount - imageTokens;
+    await eventually(async () => before - (await stack.balance(id))! === Math.ceil((u.promptTokenCount * 2000 + text * 12000 + imageTokens * 120000) / 1e6));
   }
+  // A size the model does not draw is Google's to refuse; its words are relayed and nothing is charged.
+  const before = (await stack.balance(id))!;
+  const flash = await call(stack, key, 'POST', '/v1beta/models/gemini-2.5-flash-image:generateContent', body('2K'));
+  assert.equal(flash.status, 400, flash.text);
+  assert.match(flash.json.error.message, /Unsupported image size: 2K/);
+  assert.equal(await stack.balance(id), before);
   const sent = stack.sim.control.requests().filter((r) => r.path.includes(':generateContent')).at(-1)!;
   assert.equal(sent.headers['x-goog-api-key'], 'sim-key');
   assert.equal(sent.headers.authorization, undefined, 'the client key never reaches the vendor');

@@ -119,7 +119,9 @@ test('Anthropic: Messages clients byte for byte, OpenAI-format clients translate
   assert.equal(chat.choices[0].message.content, 'tok1 tok2 tok3 ');
 });
 
-test('Gemini: native generateContent on an image model, the size capped to what its price covers, key in x-goog-api-key', async () => {
+test('Gemini: native generateContent on an image model, a 4K image sent as asked and charged as drawn, key in x-goog-api-key', async () => {
+  const { key, id } = await stack.token({ quota: 100_000 });
+  const before = (await stack.balance(id))!;
   const r = await call(stack, key, 'POST', '/v1beta/models/gemini-3-pro-image-preview:generateContent', {
     contents: [{ parts: [{ text: 'a fox' }] }], generationConfig: { imageConfig: { aspectRatio: '16:9', imageSize: '4K' } },
   });
@@ -127,7 +129,11 @@ test('Gemini: native generateContent on an image model, the size capped to what 
   assert.ok(r.json.candidates[0].content.parts.some((p: any) => p.inlineData?.mimeType === 'image/png'));
   const sent = lastUpstream('/v1beta/models/gemini-3-pro-image-preview:generateContent');
   assert.equal(sent.headers['x-goog-api-key'], 'sim-key');
-  assert.equal((sent.body as any).generationConfig.imageConfig.imageSize, '2K');
+  assert.equal((sent.body as any).generationConfig.imageConfig.imageSize, '4K');
+  // Google bills a 4K image as 2000 image tokens at $120 a million: 240 units, the prompt and text at $2 and $12.
+  const u = r.json.usageMetadata;
+  const expected = Math.ceil((u.promptTokenCount * 2000 + (u.candidatesTokenCount - 2000) * 12000 + 2000 * 120000) / 1e6);
+  await eventually(async () => before - (await stack.balance(id))! === expected);
 });
 
 test('Gemini chat: a Gemini client (key in ?key=) untouched, a stream on alt=sse, an OpenAI client translated, charged at the list price', async () => {

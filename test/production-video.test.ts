@@ -33,10 +33,13 @@ async function unifiedVideo(key: string, body: Record<string, unknown>): Promise
   return sub.json.id;
 }
 
-/** A fresh token; `charges` checks what its tasks were billed (reserve = the list price, settled once). */
+/**
+ * A fresh token; `charged` checks what its tasks were billed: the price of what was asked reserved, and settled once
+ * at it, or (a vendor that reports what it billed, e.g. Ark's tokens) at what the vendor reported.
+ */
 async function account() {
   const { key, id } = await stack.token({ quota: 100_000 });
-  return { key, charged: async (task: string, units: number) => assert.deepEqual(await ledgerKinds(stack, id, task), [`reserve:${units}`, 'settle:0']) };
+  return { key, charged: async (task: string, reserved: number, charge = reserved) => assert.deepEqual(await ledgerKinds(stack, id, task), [`reserve:${reserved}`, `settle:${charge - reserved}`]) };
 }
 
 test('Vidu: unified text, first+last frame and references, with `Token` auth; billed at the list price', async () => {
@@ -47,7 +50,8 @@ test('Vidu: unified text, first+last frame and references, with `Token` auth; bi
   await charged(text, 800);
   const frames = await unifiedVideo(key, { model: 'viduq2-pro', prompt: 'a heron lands [sim polls=1]', image: 'https://example.com/a.png', metadata: { last_frame_url: 'https://example.com/b.png' } });
   assert.equal(lastUpstream('/ent/v2/').path, '/ent/v2/start-end2video');
-  await charged(frames, 350);
+  // Vidu's Q2 curve at 720p: 5 credits to start (the first second) and 10 a second, $0.005 a credit: 25 + 5 × 50.
+  await charged(frames, 275);
   const refs = await unifiedVideo(key, { model: 'viduq1', prompt: 'two herons [sim polls=1]', images: ['https://example.com/a.png', 'https://example.com/b.png'] });
   const sent = lastUpstream('/ent/v2/');
   assert.equal(sent.path, '/ent/v2/reference2video');
@@ -67,12 +71,14 @@ test('Vidu on /alpha: the contract\'s model names reach Vidu as its own, answere
   assert.equal(done.state, 'success');
   const file = await fetch(done.creations[0].url, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(file.status, 200);
-  await charged(sub.json.task_id, 200);
+  // Q2 turbo at 720p, 9 credits a second ($0.045): 4 × 45.
+  await charged(sub.json.task_id, 180);
   const text = await call(stack, key, 'POST', '/alpha/ent/v2/text2video', { model: 'alpha2.0', prompt: 'dawn [sim polls=0]' });
   assert.equal(text.status, 200, text.text);
   assert.deepEqual([(lastUpstream('/ent/v2/').body as { model: string }).model, (lastUpstream('/ent/v2/').body as { duration: number }).duration], ['vidu2.0', 4]);
   assert.equal((await waitFinal(stack, key, `/alpha/ent/v2/tasks/${text.json.task_id}/creations`, (j) => ['success', 'failed'].includes(j?.state))).state, 'success');
-  await charged(text.json.task_id, 400);
+  // vidu2.0 renders 4 s at 360p by default: 20 credits ($0.10).
+  await charged(text.json.task_id, 100);
 });
 
 test('Volcengine visual API on /art-official: an image and a video action, V4-signed for cn-north-1/cv; a result is free', async () => {
@@ -117,10 +123,14 @@ test('Ark: assets uploaded through /v1/vendors/asset/* (V4-signed for cn-beijing
   const sent = lastUpstream('/api/v3/contents/generations/tasks');
   assert.equal(sent.headers.authorization, 'Bearer sim-key');
   assert.equal((sent.body as { model: string }).model, 'doubao-seedance-2-0-260128');
-  await charged(multi, 568);
+  // Seedance 2.0 bills output tokens at ¥46 a million (7 CNY = 1 USD): 4 s at 720p is 1280 × 720 × 97 frames / 1024 =
+  // 87,300 tokens, 574 units; the reservation is the dearest aspect ratio's tokens for 4 s.
+  await charged(multi, 578, 574);
   const text = await unifiedVideo(key, { model: 'doubao-seedance-1-0-pro-250528', prompt: 'a lighthouse [sim polls=1]', metadata: { ratio: '21:9' } });
   assert.deepEqual([(lastUpstream('/api/v3/').body as { duration: number }).duration, (lastUpstream('/api/v3/').body as { ratio: string }).ratio], [5, '21:9']);
-  await charged(text, 525);
+  // Seedance 1.0 pro at its default 1080p, 21:9 (2176 × 928 frames): 2176 × 928 × 24 × 5 / 1024 = 236,640 tokens at
+  // ¥15 a million, 508 units; the reservation is the dearest 1080p ratio's (16:9, 1920 × 1088).
+  await charged(text, 536, 508);
 });
 
 test('DashScope: the size from the model name, text and image to video, asynchronously', async () => {

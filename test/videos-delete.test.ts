@@ -58,14 +58,15 @@ test('an unfinished video whose vendor can cancel: cancelled there, failed and r
   const slots = await stack.gw.store.tasks.count();
   const sub = await call(stack, key, 'POST', '/v1/video/generations', { model: 'doubao-seedance-1-0-pro-250528', prompt: 'cancel-me [sim polls=5]', seconds: 6 });
   assert.equal(sub.status, 200, sub.text);
-  assert.equal(start - (await stack.balance(account))!, 630, '6 s of doubao-seedance-1-0-pro-250528 reserved');
+  // Seedance 1.0 pro at its default 1080p: 6 s × 49,980 tokens (the dearest 1080p frame, with a frame to spare) at ¥15 a million.
+  assert.equal(start - (await stack.balance(account))!, 643, '6 s of doubao-seedance-1-0-pro-250528 reserved');
   assert.equal(await stack.gw.store.tasks.count(), slots + 1);
 
   assert.deepEqual(await client(stack, key).videos.delete(sub.json.id), { id: sub.json.id, object: 'video.deleted', deleted: true });
   const vendorId = simTask('cancel-me').id;
   assert.equal(simDeletes(vendorId).length, 1, 'one cancel call');
   assert.equal(await stack.balance(account), start, 'the reservation is back');
-  assert.deepEqual(await ledgerKinds(stack, account, sub.json.id), ['reserve:630', 'refund:-630']);
+  assert.deepEqual(await ledgerKinds(stack, account, sub.json.id), ['reserve:643', 'refund:-643']);
   assert.equal(await stack.gw.store.tasks.count(), slots, 'its in-flight slot is free');
   const atVendor = await fetch(`${stack.sim.url}/api/v3/contents/generations/tasks/${vendorId}`, { headers: { authorization: 'Bearer sim-key' } });
   assert.equal((await atVendor.json()).status, 'cancelled');
@@ -97,7 +98,7 @@ test('the vendor refuses to cancel a started task: 400, the task and its reserva
   const refused = await call(stack, key, 'DELETE', `/v1/videos/${sub.json.id}`);
   assertShapeA(refused, 400, 'invalid_request', 'platform_api_error', sub.json.id);
   assert.match(refused.json.error.message, /refused to cancel/);
-  assert.deepEqual(await ledgerKinds(stack, account, sub.json.id), ['reserve:525']);
+  assert.deepEqual(await ledgerKinds(stack, account, sub.json.id), ['reserve:536']);
   assert.equal((await call(stack, key, 'GET', `/v1/videos/${sub.json.id}`)).json.status, 'in_progress');
 
   // Finished at the vendor while the gateway still says queued: the delete finds out first, so it is charged.
@@ -105,7 +106,8 @@ test('the vendor refuses to cancel a started task: 400, the task and its reserva
   const vendorId = simTask('unseen').id;
   await fetch(`${stack.sim.url}/api/v3/contents/generations/tasks/${vendorId}`, { headers: { authorization: 'Bearer sim-key' } });
   assert.equal((await client(stack, key).videos.delete(done.json.id)).deleted, true);
-  assert.deepEqual(await ledgerKinds(stack, account, done.json.id), ['reserve:525', 'settle:0']);
+  // Charged the tokens Ark reports: 1920 × 1088 × 24 × 5 / 1024 = 244,800 at ¥15 a million.
+  assert.deepEqual(await ledgerKinds(stack, account, done.json.id), ['reserve:536', 'settle:-11']);
   const deletes = simDeletes(vendorId);
   assert.equal(deletes.length, 1, 'deleted at the vendor as a finished task, never cancelled');
 });
