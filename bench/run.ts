@@ -24,9 +24,10 @@ import { usageReport } from './scenarios/usage-report.js';
 import { sseTranslated } from './scenarios/sse-translated.js';
 import { otelScenario } from './scenarios/otel.js';
 import { slowStreams } from './scenarios/slow-streams.js';
+import { pricing } from './scenarios/pricing.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, tasks, usageReport];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, tasks, usageReport, pricing];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-streams N] [--slow-seconds S] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 3 minutes
