@@ -3,7 +3,7 @@ import { droppedFields } from './policies/dropped.js';
 import { pino, type Logger } from 'pino';
 import type { ServerResponse } from 'node:http';
 import type { RequestContext, Usage } from './pipeline/context.js';
-import { classTags } from './billing/token-classes.js';
+import { classTags, tokenClasses } from './billing/token-classes.js';
 import type { Redactor } from './redaction/redactor.js';
 
 // Keys never reach these fields, but redaction guards against a future stage logging a raw header.
@@ -118,7 +118,7 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     outcome: ctx.outcome,
     latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
     added_ms: ctx.addedMs !== undefined ? Math.round(ctx.addedMs * 1000) / 1000 : undefined,
-    usage: ctx.usage ? usageLine(ctx.usage) : undefined,
+    usage: ctx.usage ? usageLine(ctx.usage, ctx.charge?.classes) : undefined,
     usage_estimated: ctx.usageEstimated || undefined,
     reserved: ctx.reserved,
     charged: ctx.charged,
@@ -138,10 +138,11 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
  * The billed counts, and the token classes (cache reads and writes, reasoning, audio, images) where the vendor
  * reported any, as counts: never the vendor's nested details, which would grow the line with what it sends.
  */
-function usageLine(u: Usage): Record<string, number> {
+function usageLine(u: Usage, classes = u.details && tokenClasses(u)): Record<string, number> {
   const line: Record<string, number> = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens };
-  if (!u.details) return line;
-  for (const [k, n] of Object.entries(classTags(u))) if (n) line[k] = n;
+  if (!u.details || !classes) return line;
+  const tags = classTags(classes);
+  for (const k in tags) if (tags[k as keyof typeof tags]) line[k] = tags[k as keyof typeof tags];
   return line;
 }
 

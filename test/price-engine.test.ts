@@ -26,7 +26,7 @@ test('token classes: overlapping vendor counts become disjoint classes summing t
     tokenClasses({ prompt_tokens: 1000, completion_tokens: 300, details: { cached: 500, cached_audio: 200, input_audio: 600, reasoning: 100, output_audio: 50 } }),
     { cached_input_audio: 200, cached_input: 300, input_audio: 400, input: 100, reasoning: 100, output_audio: 50, output: 150 },
   );
-  assert.deepEqual(classTags({ prompt_tokens: 1000, completion_tokens: 300, details: { cached: 500, cached_audio: 200, input_audio: 600, reasoning: 100 } }),
+  assert.deepEqual(classTags(tokenClasses({ prompt_tokens: 1000, completion_tokens: 300, details: { cached: 500, cached_audio: 200, input_audio: 600, reasoning: 100 } })),
     { cached_tokens: 500, cache_write_tokens: 0, reasoning_tokens: 100, audio_tokens: 600, image_tokens: 0 });
 });
 

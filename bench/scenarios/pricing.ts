@@ -52,7 +52,7 @@ function priceOnce(c: Case, compiled: ReturnType<typeof compilePrice>, inputSpec
   const { amount } = reservationFor(chosen, c.model, inputs, 2048, 4);
   const usage = c.paths ? readUsage(c.paths, c.answer) : undefined;
   const charge = chargeOf(chosen, usage, { units: inputs.units, seconds: inputs.seconds });
-  if (usage) classTags(usage);
+  if (charge.classes) classTags(charge.classes);
   return amount + charge.total;
 }
 

@@ -5,7 +5,7 @@ import type { Usage } from '../pipeline/context.js';
 import { maxOutputTokens, secondsToCharge, type PriceInputs } from './price-inputs.js';
 import type { Model } from '../types/generated/channels.js';
 import type { ChosenPrice } from './price-rules.js';
-import { fallbackOf, isInputClass, tokenClasses } from './token-classes.js';
+import { fallbackOf, isInputClass, tokenClasses, type TokenCounts } from './token-classes.js';
 
 /** One line of a charge: a token class, `second` or `call`, how many, the rate (per million for tokens), what it cost. */
 export interface ChargeLine { item: string; quantity: number; rate: number; units: number }
@@ -16,6 +16,8 @@ export interface Charge {
   lines: ChargeLine[];
   /** The prompt-size tier the request was charged at (its `above`), when one applied. */
   tier?: number;
+  /** The usage's tokens by class (token-classes.ts), when it had usage. */
+  classes?: TokenCounts;
 }
 
 /** Priced by tokens: the charge follows the upstream's reported usage, not the request's shape. */
@@ -42,14 +44,18 @@ export function chargeOf(c: ChosenPrice, usage: Usage | undefined, media: { unit
   };
   line('call', media.units, c.per_call, 1);
   if (c.per_second) line('second', usage?.seconds ?? media.seconds ?? 0, c.per_second, 1);
-  let tier: number | undefined;
-  if (usage) {
-    const at = ratesAt(c, usage.prompt_tokens);
-    tier = at.tier;
-    for (const [name, n] of Object.entries(tokenClasses(usage))) line(name, n, rateOf(at.rates, name), 1e6);
-  }
-  return { total: wholeUnits(lines.reduce((s, l) => s + l.units, 0)), lines, ...(tier !== undefined && { tier }) };
+  if (!usage) return { total: wholeUnits(sum(lines)), lines };
+  const at = ratesAt(c, usage.prompt_tokens);
+  const classes = tokenClasses(usage);
+  for (const name in classes) line(name, classes[name], rateOf(at.rates, name), 1e6);
+  return { total: wholeUnits(sum(lines)), lines, classes, ...(at.tier !== undefined && { tier: at.tier }) };
 }
+
+const sum = (lines: ChargeLine[]) => {
+  let s = 0;
+  for (const l of lines) s += l.units;
+  return s;
+};
 
 /** Rounded up, but a sum that is whole save for float error (3 + 27 + 37.5 + 7.5) stays whole. */
 const wholeUnits = (x: number) => Math.max(0, Math.ceil(x - 1e-9));

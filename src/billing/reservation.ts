@@ -53,7 +53,7 @@ export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): P
   const c = bill === undefined ? undefined : chargeOf(p.chosen, typeof bill === 'object' ? bill : undefined, media);
   const actual = typeof bill === 'number' ? bill : c ? c.total : 0;
   if (c) ctx.charge = { ...c, total: actual, chose: p.chosen.chose };
-  const usage = typeof bill === 'object' ? { prompt_tokens: bill.prompt_tokens, completion_tokens: bill.completion_tokens, ...classTags(bill) } : {};
+  const usage = typeof bill === 'object' ? { prompt_tokens: bill.prompt_tokens, completion_tokens: bill.completion_tokens, ...classTags(c!.classes!) } : {};
   const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, { channel: ctx.channel, ...usage });
   ex.ctx.charged = settled.charged;
   if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;

@@ -1,9 +1,9 @@
 // A request's tokens parted into the classes vendors price apart, without overlap. Vendors report parts that overlap
 // (a cached count inside the prompt count, an audio count that includes the cached audio; or cache reads and writes
-// beside the input count, which the usage paths sum into the prompt), so the classes are
-// derived here once, each clamped to what is left of its total: a vendor reporting nonsense can shift tokens between
-// classes but never bill more tokens than the totals, nor fewer than zero.
-import type { Usage } from '../pipeline/context.js';
+// beside the input count, which the usage paths sum into the prompt), so the classes are derived here once, each
+// clamped to what is left of its total: a vendor reporting nonsense can shift tokens between classes but never bill
+// more tokens than the totals, nor fewer than zero.
+import type { Usage, UsageDetails } from '../pipeline/context.js';
 
 export type TokenCounts = Record<string, number>;
 
@@ -11,36 +11,38 @@ export type TokenCounts = Record<string, number>;
 const lifetimed = /^cache_write_[0-9]+[mhd]$/;
 
 export function tokenClasses(u: Usage): TokenCounts {
-  const d = u.details ?? {};
+  const d = u.details;
+  // Most answers report no parts: all of the prompt is input, all of the completion output.
+  if (!d) return u.completion_tokens ? { input: u.prompt_tokens, output: u.completion_tokens } : { input: u.prompt_tokens };
   const out: TokenCounts = {};
-  let prompt = u.prompt_tokens;
-  const take = (name: string, n: number | undefined) => {
-    const t = Math.min(Math.max(0, n ?? 0), prompt);
-    prompt -= t;
-    if (t) out[name] = (out[name] ?? 0) + t;
-    return t;
-  };
-  const cachedAudio = take('cached_input_audio', d.cached_audio);
-  const cachedImage = take('cached_input_image', d.cached_image);
-  take('cached_input', (d.cached ?? 0) - cachedAudio - cachedImage);
-  let writes = d.cache_write ?? 0;
-  for (const [name, n] of Object.entries(d)) if (lifetimed.test(name)) writes -= take(name, n);
-  take('cache_write', writes);
-  take('input_audio', (d.input_audio ?? 0) - cachedAudio);
-  take('input_image', (d.input_image ?? 0) - cachedImage);
-  take('input', prompt);
-
-  let completion = u.completion_tokens;
-  const give = (name: string, n: number | undefined) => {
-    const t = Math.min(Math.max(0, n ?? 0), completion);
-    completion -= t;
-    if (t) out[name] = t;
-  };
-  give('reasoning', d.reasoning);
-  give('output_audio', d.output_audio);
-  give('output_image', d.output_image);
-  give('output', completion);
+  const left = { prompt: u.prompt_tokens, completion: u.completion_tokens };
+  const cachedAudio = take(out, left, 'prompt', 'cached_input_audio', d.cached_audio);
+  const cachedImage = take(out, left, 'prompt', 'cached_input_image', d.cached_image);
+  take(out, left, 'prompt', 'cached_input', (d.cached ?? 0) - cachedAudio - cachedImage);
+  take(out, left, 'prompt', 'cache_write', (d.cache_write ?? 0) - lifetimedWrites(out, left, d));
+  take(out, left, 'prompt', 'input_audio', (d.input_audio ?? 0) - cachedAudio);
+  take(out, left, 'prompt', 'input_image', (d.input_image ?? 0) - cachedImage);
+  take(out, left, 'prompt', 'input', left.prompt);
+  take(out, left, 'completion', 'reasoning', d.reasoning);
+  take(out, left, 'completion', 'output_audio', d.output_audio);
+  take(out, left, 'completion', 'output_image', d.output_image);
+  take(out, left, 'completion', 'output', left.completion);
   return out;
+}
+
+/** Up to `n` of what is left on one side goes to a class; returns what it took. */
+function take(out: TokenCounts, left: { prompt: number; completion: number }, side: 'prompt' | 'completion', name: string, n: number | undefined): number {
+  const t = Math.min(Math.max(0, n ?? 0), left[side]);
+  left[side] -= t;
+  if (t) out[name] = t;
+  return t;
+}
+
+/** The writes reported by lifetime, each taken as its own class; returns how many. */
+function lifetimedWrites(out: TokenCounts, left: { prompt: number; completion: number }, d: UsageDetails): number {
+  let taken = 0;
+  for (const name in d) if (name.startsWith('cache_write_') && lifetimed.test(name)) taken += take(out, left, 'prompt', name, d[name]);
+  return taken;
 }
 
 /** The class a rate falls back to when a price does not name it; `input` and `output` fall back to nothing. */
@@ -59,11 +61,12 @@ const fallbacks: Record<string, string> = {
 export const isInputClass = (name: string) => !outputClasses.has(name);
 const outputClasses = new Set(['output', 'reasoning', 'output_audio', 'output_image']);
 
-/** The counts a ledger entry and the usage rollups keep beside the totals. */
-export function classTags(u: Usage): { cached_tokens: number; cache_write_tokens: number; reasoning_tokens: number; audio_tokens: number; image_tokens: number } {
-  const c = tokenClasses(u);
-  let writes = c.cache_write ?? 0;
-  for (const [name, n] of Object.entries(c)) if (lifetimed.test(name)) writes += n;
+export interface ClassTags { cached_tokens: number; cache_write_tokens: number; reasoning_tokens: number; audio_tokens: number; image_tokens: number }
+
+/** The counts a ledger entry and the usage rollups keep beside the totals, from a request's classes. */
+export function classTags(c: TokenCounts): ClassTags {
+  let writes = 0;
+  for (const name in c) if (name.startsWith('cache_write')) writes += c[name];
   return {
     cached_tokens: (c.cached_input ?? 0) + (c.cached_input_audio ?? 0) + (c.cached_input_image ?? 0),
     cache_write_tokens: writes,

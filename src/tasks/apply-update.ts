@@ -4,7 +4,7 @@ import type { UnifiedStatus } from '../config/runtime.js';
 import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
 import type { Usage } from '../pipeline/context.js';
 import { chargeOf } from '../billing/price.js';
-import { classTags } from '../billing/token-classes.js';
+import { classTags, tokenClasses } from '../billing/token-classes.js';
 
 /** `usage` and `vendorCharge`: what the vendor reports the task used and charged, when it says (status-map.ts). */
 export interface TaskUpdate { status: UnifiedStatus; progress: number; urls: string[]; error?: string; errorCode?: string; usage?: Usage; vendorCharge?: number }
@@ -58,7 +58,7 @@ function taskCharge(t: TaskRecord, update: TaskUpdate | undefined) {
   const usage = update?.usage;
   const c = q.price && usage ? chargeOf(q.price, usage, { units: q.units ?? 1, seconds: q.seconds }) : undefined;
   const vendor = update?.vendorCharge !== undefined && q.vendor_unit ? Math.round(update.vendorCharge * q.vendor_unit) : undefined;
-  const tokens = usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, ...classTags(usage) } : {};
+  const tokens = usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, ...classTags(tokenClasses(usage)) } : {};
   return {
     actual: c ? c.total : q.reserved,
     tags: { channel: t.channel, ...tokens, ...(vendor !== undefined && { vendor_charged: vendor }) },
