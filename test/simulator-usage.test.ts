@@ -3,6 +3,7 @@
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Simulator, signKlingJwt, startSimulator } from '../simulator/server.js';
+import { simCall, type SimInit } from './helpers/sim-call.js';
 
 const KEY = 'sim-key-usage-0123456789';
 let sim: Simulator;
@@ -21,21 +22,7 @@ beforeEach(() => {
   sim.control.clearFaults();
 });
 
-async function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; body: any; text: string }> {
-  const res = await fetch(`${sim.url}${path}`, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { 'content-type': 'application/json', ...init.headers },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, body, text };
-}
+const call = (path: string, init?: SimInit) => simCall(sim, path, init);
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const usageDirective = (v: unknown) => `[sim chunks=3 usage=${b64(v)}]`;
