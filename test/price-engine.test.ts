@@ -86,6 +86,15 @@ test('dimensions choose variants; every matching variant applies in order', () =
   assert.equal(chargeOf(p, { prompt_tokens: 1e6, completion_tokens: 1e6 }, { units: 1 }).total, 600);
   const sora = chosen({ price: { per_second: 300, variants: [{ when: { field: 'size', in: ['1024x1792'] }, per_second: 500 }] } }, { size: '1024x1792' });
   assert.equal(sora.per_second, 500);
+  // A surcharge adds to whatever the variants before it chose.
+  const q2: Model = {
+    price: {
+      per_call: 25, per_second: 50,
+      dimensions: { resolution: { at: ['resolution'], values: ['720p', '1080p'], default: '720p' }, audio: { at: ['audio'], values: [false, true], default: false } },
+      variants: [{ when: { resolution: '1080p' }, per_call: 200, per_second: 75 }, { when: { audio: true }, add: { per_call: 75 } }],
+    },
+  };
+  assert.deepEqual([chosen(q2, { audio: true }).per_call, chosen(q2, { audio: true, resolution: '1080p' }).per_call, chosen(q2, { resolution: '1080p' }).per_call], [100, 275, 200]);
 });
 
 test('a value the price does not cover is refused before anything is reserved, naming the field; two paths must agree', () => {

@@ -64,12 +64,14 @@ function conditionsOf(when: PriceVariant['when']): Condition[] {
 export const sortTiers = (tiers: { above: number; tokens: Record<string, number> }[] | undefined) =>
   [...(tiers ?? [])].sort((a, b) => a.above - b.above).map((t) => ({ above: t.above, tokens: { ...t.tokens } }));
 
-/** A variant's fields over a price: token rates class by class, the rest replaced, factors multiplied. */
+/** A variant's fields over a price: token rates class by class, the rest replaced, surcharges added, factors multiplied. */
 export function applyPatch(into: ChosenPrice, patch: Omit<PriceVariant, 'when'>): void {
   if (patch.tokens) into.tokens = { ...into.tokens, ...patch.tokens };
   if (patch.tiers) into.tiers = sortTiers(patch.tiers);
   if (patch.per_call !== undefined) into.per_call = patch.per_call;
   if (patch.per_second !== undefined) into.per_second = patch.per_second;
   if (patch.tokens_per_second !== undefined) into.tokens_per_second = patch.tokens_per_second;
+  if (patch.add?.per_call) into.per_call += patch.add.per_call;
+  if (patch.add?.per_second) into.per_second += patch.add.per_second;
   if (patch.multiply !== undefined) into.multiply *= patch.multiply;
 }

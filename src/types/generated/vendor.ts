@@ -251,7 +251,7 @@ export interface Price {
     default?: number;
   };
   /**
-   * Prices by what a request asks for: every variant whose `when` matches, in order, replaces the price fields it names (token rates class by class) and multiplies by its `multiply`. The chosen price is fixed when the request is priced, so the reservation and the charge (a task's too) follow it.
+   * Prices by what a request asks for: every variant whose `when` matches, in order, replaces the price fields it names (token rates class by class), adds its `add` surcharges and multiplies by its `multiply`. The chosen price is fixed when the request is priced, so the reservation and the charge (a task's too) follow it.
    *
    * @minItems 1
    */
@@ -309,6 +309,13 @@ export interface PriceVariant {
    * Output tokens per second of media, instead of the model's.
    */
   tokens_per_second?: number;
+  /**
+   * Surcharges added to the price chosen so far, instead of replacing it (an audio track billed on top of whatever the resolution costs): units per call, per second.
+   */
+  add?: {
+    per_call?: number;
+    per_second?: number;
+  };
   /**
    * A factor on every rate of the request (e.g. 2 for a vendor's priority tier billed at twice the standard rate).
    */
