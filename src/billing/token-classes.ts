@@ -45,15 +45,20 @@ function lifetimedWrites(out: TokenCounts, left: { prompt: number; completion: n
   return taken;
 }
 
-/** The class a rate falls back to when a price does not name it; `input` and `output` fall back to nothing. */
-export function fallbackOf(name: string): string | undefined {
+/**
+ * The class a rate falls back to when a price does not name it; `input` and `output` fall back to nothing. Cached
+ * audio or images fall back to their modality's rate where the price prices the modality apart (its cache discount
+ * unknown, the full rate is the bound), else to the cached rate (the modality costs what text costs).
+ */
+export function fallbackOf(name: string, rates: Record<string, number>): string | undefined {
   if (lifetimed.test(name)) return 'cache_write';
+  if (name === 'cached_input_audio') return rates.input_audio !== undefined ? 'input_audio' : 'cached_input';
+  if (name === 'cached_input_image') return rates.input_image !== undefined ? 'input_image' : 'cached_input';
   return fallbacks[name];
 }
 
 const fallbacks: Record<string, string> = {
   cached_input: 'input', cache_write: 'input', input_audio: 'input', input_image: 'input',
-  cached_input_audio: 'input_audio', cached_input_image: 'input_image',
   reasoning: 'output', output_audio: 'output', output_image: 'output',
 };
 
