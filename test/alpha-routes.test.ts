@@ -33,8 +33,8 @@ test('reference2video: vendor task shape, the billed duration filled in, payload
   const file = await fetch(done.creations[0].url, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(file.status, 200);
   assert.equal(file.headers.get('content-type'), 'video/mp4');
-  // Vidu's Q2 curve at 720p: 5 credits to start and 10 a second ($0.005 a credit), 55 credits for 5 s.
-  assert.equal(await stack.balance(tokenId), 100_000 - 275, 'viduq2-pro at 720p: 25 + 50/s');
+  // Vidu's Q2 curve at 720p: 25 credits for two seconds, then 10 a second ($0.005 a credit): 55 credits for 5 s.
+  assert.equal(await stack.balance(tokenId), 100_000 - 275, 'viduq2-pro at 720p: 125 for two seconds + 50/s');
   assert.deepEqual(await ledgerKinds(stack, tokenId, sub.json.task_id), ['reserve:275', 'settle:0']);
 });
 

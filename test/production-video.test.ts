@@ -50,7 +50,7 @@ test('Vidu: unified text, first+last frame and references, with `Token` auth; bi
   await charged(text, 800);
   const frames = await unifiedVideo(key, { model: 'viduq2-pro', prompt: 'a heron lands [sim polls=1]', image: 'https://example.com/a.png', metadata: { last_frame_url: 'https://example.com/b.png' } });
   assert.equal(lastUpstream('/ent/v2/').path, '/ent/v2/start-end2video');
-  // Vidu's Q2 curve at 720p: 5 credits to start (the first second) and 10 a second, $0.005 a credit: 25 + 5 × 50.
+  // Vidu's Q2 curve at 720p: 25 credits for two seconds, then 10 a second ($0.005 a credit): 55 credits for 5 s.
   await charged(frames, 275);
   const refs = await unifiedVideo(key, { model: 'viduq1', prompt: 'two herons [sim polls=1]', images: ['https://example.com/a.png', 'https://example.com/b.png'] });
   const sent = lastUpstream('/ent/v2/');
@@ -71,8 +71,8 @@ test('Vidu on /alpha: the contract\'s model names reach Vidu as its own, answere
   assert.equal(done.state, 'success');
   const file = await fetch(done.creations[0].url, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(file.status, 200);
-  // Q2 turbo at 720p, 9 credits a second ($0.045): 4 × 45.
-  await charged(sub.json.task_id, 180);
+  // Q2 turbo at 720p: 10 credits for two seconds, then 10 a second ($0.005 a credit): 30 credits for 4 s.
+  await charged(sub.json.task_id, 150);
   const text = await call(stack, key, 'POST', '/alpha/ent/v2/text2video', { model: 'alpha2.0', prompt: 'dawn [sim polls=0]' });
   assert.equal(text.status, 200, text.text);
   assert.deepEqual([(lastUpstream('/ent/v2/').body as { model: string }).model, (lastUpstream('/ent/v2/').body as { duration: number }).duration], ['vidu2.0', 4]);
@@ -139,7 +139,8 @@ test('DashScope: the size from the model name, text and image to video, asynchro
   const sent = lastUpstream('/api/v1/services/');
   assert.equal(sent.headers['x-dashscope-async'], 'enable');
   assert.deepEqual([(sent.body as { model: string }).model, (sent.body as { parameters: { size: string } }).parameters.size], ['wan2.5-t2v-preview', '1280*720']);
-  await charged(t2v, 860);
+  // ¥0.60 a second at 720P, 10 s (7 CNY = 1 USD): 857.14 units, rounded up once.
+  await charged(t2v, 858);
   const i2v = await unifiedVideo(key, { model: 'wan2.2-i2v-plus:1920*1080', prompt: 'the leaves fall [sim polls=1]', image: 'https://example.com/tree.png' });
   assert.equal((lastUpstream('/api/v1/services/').body as { parameters: { resolution: string } }).parameters.resolution, '1080P');
   await charged(i2v, 500);

@@ -15,6 +15,8 @@ export interface ChosenPrice {
   tiers: { above: number; tokens: Record<string, number> }[];
   per_call: number;
   per_second: number;
+  /** Seconds `per_call` covers before `per_second` counts. */
+  included_seconds: number;
   tokens_per_second: number;
   /** A factor on every rate (a priority tier billed at twice the standard rate). */
   multiply: number;
@@ -45,7 +47,7 @@ export function compilePrice(name: string, model: Model): CompiledPrice {
   if (p.input_per_mtok !== undefined) tokens.input ??= p.input_per_mtok;
   if (p.output_per_mtok !== undefined) tokens.output ??= p.output_per_mtok;
   const base: ChosenPrice = {
-    tokens, tiers: sortTiers(p.tiers), per_call: p.per_call ?? 0, per_second: p.per_second ?? 0,
+    tokens, tiers: sortTiers(p.tiers), per_call: p.per_call ?? 0, per_second: p.per_second ?? 0, included_seconds: p.included_seconds ?? 0,
     tokens_per_second: p.tokens_per_second ?? 0, multiply: 1,
   };
   const dimensions = Object.entries(p.dimensions ?? {}).map(([dim, d]): Dimension => ({
@@ -70,6 +72,7 @@ export function applyPatch(into: ChosenPrice, patch: Omit<PriceVariant, 'when'>)
   if (patch.tiers) into.tiers = sortTiers(patch.tiers);
   if (patch.per_call !== undefined) into.per_call = patch.per_call;
   if (patch.per_second !== undefined) into.per_second = patch.per_second;
+  if (patch.included_seconds !== undefined) into.included_seconds = patch.included_seconds;
   if (patch.tokens_per_second !== undefined) into.tokens_per_second = patch.tokens_per_second;
   if (patch.add?.per_call) into.per_call += patch.add.per_call;
   if (patch.add?.per_second) into.per_second += patch.add.per_second;

@@ -32,7 +32,7 @@ function ratesAt(c: ChosenPrice, prompt: number): { rates: Record<string, number
 
 /** A class's rate, or the rate of the class it falls back to; 0 when the price names none of them. */
 export function rateOf(rates: Record<string, number>, name: string): number {
-  for (let n: string | undefined = name; n; n = fallbackOf(n)) if (rates[n] !== undefined) return rates[n];
+  for (let n: string | undefined = name; n; n = fallbackOf(n, rates)) if (rates[n] !== undefined) return rates[n];
   return 0;
 }
 
@@ -43,7 +43,7 @@ export function chargeOf(c: ChosenPrice, usage: Usage | undefined, media: { unit
     if (quantity > 0 && rate > 0) lines.push({ item, quantity, rate: rate * c.multiply, units: (quantity * rate * c.multiply) / per });
   };
   line('call', media.units, c.per_call, 1);
-  if (c.per_second) line('second', usage?.seconds ?? media.seconds ?? 0, c.per_second, 1);
+  if (c.per_second) line('second', Math.max(0, (usage?.seconds ?? media.seconds ?? 0) - (c.included_seconds ?? 0)), c.per_second, 1);
   if (!usage) return { total: wholeUnits(sum(lines)), lines };
   const at = ratesAt(c, usage.prompt_tokens);
   const classes = tokenClasses(usage);
@@ -83,7 +83,7 @@ export function billedUnits(c: ChosenPrice, model: Model, inputs: PriceInputs): 
  */
 export function reservationFor(c: ChosenPrice, model: Model, inputs: PriceInputs, bodyBytes: number, bytesPerToken: number): { amount: number; promptTokens: number } {
   const seconds = c.per_second || c.tokens_per_second ? secondsToCharge(model, inputs) : 0;
-  let units = c.per_call * inputs.units + c.per_second * seconds;
+  let units = c.per_call * inputs.units + c.per_second * Math.max(0, seconds - (c.included_seconds ?? 0));
   let promptTokens = 0;
   if (c.tokens_per_second) {
     units += (seconds * c.tokens_per_second * dearest(c, 0, false)) / 1e6;

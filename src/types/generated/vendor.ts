@@ -213,6 +213,10 @@ export interface Price {
    */
   per_second?: number;
   /**
+   * Seconds the `per_call` price covers before `per_second` counts (a vendor's "starts at N for the first two seconds, then +M a second"); default 0.
+   */
+  included_seconds?: number;
+  /**
    * Output tokens one second of generated media makes, for a vendor that bills media by tokens (e.g. width × height × frames / 1024): what a task reserves per second asked, at its dearest output rate. The charge is the tokens the vendor reports.
    */
   tokens_per_second?: number;
@@ -274,7 +278,7 @@ export interface Price {
   };
 }
 /**
- * Units per million tokens of each class the vendor prices apart. The classes part a request's tokens without overlap: `input` (uncached text), `cached_input` (prompt-cache reads), `cache_write` (prompt-cache writes; `cache_write_5m`, `cache_write_1h`… where the vendor reports and prices them by lifetime), `input_audio` and `input_image` (uncached), `cached_input_audio`, `cached_input_image`, `output` (text), `reasoning`, `output_audio`, `output_image`. A class the price leaves out is charged at the rate it falls back to: cached_input, cache_write, input_audio and input_image → input; cache_write_<lifetime> → cache_write; cached_input_audio → input_audio; cached_input_image → input_image; reasoning, output_audio and output_image → output.
+ * Units per million tokens of each class the vendor prices apart. The classes part a request's tokens without overlap: `input` (uncached text), `cached_input` (prompt-cache reads), `cache_write` (prompt-cache writes; `cache_write_5m`, `cache_write_1h`… where the vendor reports and prices them by lifetime), `input_audio` and `input_image` (uncached), `cached_input_audio`, `cached_input_image`, `output` (text), `reasoning`, `output_audio`, `output_image`. A class the price leaves out is charged at the rate it falls back to: cached_input, cache_write, input_audio and input_image → input; cache_write_<lifetime> → cache_write; cached_input_audio → input_audio where the price names it, else cached_input (and images alike); reasoning, output_audio and output_image → output.
  */
 export interface TokenRates {
   /**
@@ -305,6 +309,10 @@ export interface PriceVariant {
    * Units per second of generated media, instead of the model's.
    */
   per_second?: number;
+  /**
+   * Seconds the `per_call` price covers, instead of the model's.
+   */
+  included_seconds?: number;
   /**
    * Output tokens per second of media, instead of the model's.
    */
