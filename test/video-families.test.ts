@@ -18,7 +18,8 @@ const families: [string, Record<string, unknown>, number, number?][] = [
   // Seedance 1.0 at 720p, 16:9 renders 1248 × 704: × 24 × 5 / 1024 = 102,960 tokens at ¥15 a million (7 CNY = 1 USD);
   // the dearest 720p ratio is reserved.
   ['doubao-seedance-1-0-pro-250528', { metadata: { output_config: { resolution: '720p', audio_generation: true } } }, 221, 247],
-  ['wan2.5-t2v-preview:1280*720', { duration: 5 }, 430],
+  // ¥0.60 a second at 720P (7 CNY = 1 USD): 5 s is ¥3.00, 428.57 units, rounded up once.
+  ['wan2.5-t2v-preview:1280*720', { duration: 5 }, 429],
   // MiniMax renders a 10 s clip at 768P for $0.56.
   ['MiniMax-Hailuo-02', { seconds: '10' }, 560],
   ['veo3', { images: ['https://example.com/a.png'], aspect_ratio: '16:9' }, 1500],
