@@ -33,7 +33,9 @@ function build(cp: CompiledPrice, values: Scalar[], fieldHits: boolean[]): Chose
     const hit = fieldHits[i] && v.when.every((c) => !('dimension' in c) || c.values.includes(byName.get(c.dimension)!));
     if (hit) applyPatch(out, v.patch);
   });
-  if (cp.dimensions.length) out.chose = Object.fromEntries(byName);
+  // The options that are not the vendor's defaults: what the request chose (a default request chose nothing).
+  const chose = cp.dimensions.filter((d) => byName.get(d.name) !== (d.present ? false : d.default));
+  if (chose.length) out.chose = Object.fromEntries(chose.map((d) => [d.name, byName.get(d.name)!]));
   return Object.freeze(out);
 }
 

@@ -20,7 +20,7 @@ export interface ChosenPrice {
   tokens_per_second: number;
   /** A factor on every rate (a priority tier billed at twice the standard rate). */
   multiply: number;
-  /** The dimension values the request chose (the charge's explanation); absent when the price has none. */
+  /** The dimension values the request chose where they are not the defaults (the charge's explanation); absent when none. */
   chose?: Record<string, Scalar>;
 }
 

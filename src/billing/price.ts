@@ -4,7 +4,7 @@
 import type { Usage } from '../pipeline/context.js';
 import { maxOutputTokens, secondsToCharge, type PriceInputs } from './price-inputs.js';
 import type { Model } from '../types/generated/channels.js';
-import type { ChosenPrice } from './price-rules.js';
+import type { ChosenPrice, Scalar } from './price-rules.js';
 import { fallbackOf, isInputClass, tokenClasses, type TokenCounts } from './token-classes.js';
 
 /** One line of a charge: a token class, `second` or `call`, how many, the rate (per million for tokens), what it cost. */
@@ -18,6 +18,8 @@ export interface Charge {
   tier?: number;
   /** The usage's tokens by class (token-classes.ts), when it had usage. */
   classes?: TokenCounts;
+  /** The options of the request that moved the price from its defaults (`{ service_tier: "priority" }`), if any. */
+  chose?: Record<string, Scalar>;
 }
 
 /** Priced by tokens: the charge follows the upstream's reported usage, not the request's shape. */
@@ -27,7 +29,17 @@ export const tokenPriced = (c: ChosenPrice) => Object.keys(c.tokens).length > 0;
 function ratesAt(c: ChosenPrice, prompt: number): { rates: Record<string, number>; tier?: number } {
   let tier: ChosenPrice['tiers'][number] | undefined;
   for (const t of c.tiers) if (prompt > t.above) tier = t;
-  return tier ? { rates: { ...c.tokens, ...tier.tokens }, tier: tier.above } : { rates: c.tokens };
+  return tier ? { rates: overlaid(c.tokens, tier.tokens), tier: tier.above } : { rates: c.tokens };
+}
+
+/** A tier's rates over a base, made once per pair: prices are fixed objects, asked again on every request. */
+const overlays = new WeakMap<object, WeakMap<object, Record<string, number>>>();
+function overlaid(base: Record<string, number>, top: Record<string, number>): Record<string, number> {
+  let byTop = overlays.get(base);
+  if (!byTop) overlays.set(base, (byTop = new WeakMap()));
+  let rates = byTop.get(top);
+  if (!rates) byTop.set(top, (rates = { ...base, ...top }));
+  return rates;
 }
 
 /** A class's rate, or the rate of the class it falls back to; 0 when the price names none of them. */
@@ -44,11 +56,11 @@ export function chargeOf(c: ChosenPrice, usage: Usage | undefined, media: { unit
   };
   line('call', media.units, c.per_call, 1);
   if (c.per_second) line('second', Math.max(0, (usage?.seconds ?? media.seconds ?? 0) - (c.included_seconds ?? 0)), c.per_second, 1);
-  if (!usage) return { total: wholeUnits(sum(lines)), lines };
+  if (!usage) return { total: wholeUnits(sum(lines)), lines, chose: c.chose };
   const at = ratesAt(c, usage.prompt_tokens);
   const classes = tokenClasses(usage);
   for (const name in classes) line(name, classes[name], rateOf(at.rates, name), 1e6);
-  return { total: wholeUnits(sum(lines)), lines, classes, ...(at.tier !== undefined && { tier: at.tier }) };
+  return { total: wholeUnits(sum(lines)), lines, classes, tier: at.tier, chose: c.chose };
 }
 
 const sum = (lines: ChargeLine[]) => {
@@ -63,9 +75,19 @@ const wholeUnits = (x: number) => Math.max(0, Math.ceil(x - 1e-9));
 /** The dearest rate on one side at a prompt size: what an unknown mix of that side's tokens may cost at most. */
 function dearest(c: ChosenPrice, prompt: number, input: boolean): number {
   const { rates } = ratesAt(c, prompt);
-  let max = rateOf(rates, input ? 'input' : 'output');
-  for (const [name, r] of Object.entries(rates)) if (isInputClass(name) === input && r > max) max = r;
-  return max;
+  let d = dearestOf.get(rates);
+  if (!d) dearestOf.set(rates, (d = sides(rates)));
+  return input ? d.input : d.output;
+}
+
+const dearestOf = new WeakMap<object, { input: number; output: number }>();
+function sides(rates: Record<string, number>): { input: number; output: number } {
+  const d = { input: rateOf(rates, 'input'), output: rateOf(rates, 'output') };
+  for (const [name, r] of Object.entries(rates)) {
+    const side = isInputClass(name) ? 'input' : 'output';
+    if (r > d[side]) d[side] = r;
+  }
+  return d;
 }
 
 /** What the model is priced per besides tokens, for usage reports: seconds of media, else calls × units; 0 for token prices. */

@@ -8,7 +8,8 @@ import type { Usage } from '../pipeline/context.js';
 import { newTaskId } from '../tasks/task-record.js';
 import { billedUnits, chargeOf } from './price.js';
 import { secondsToCharge } from './price-inputs.js';
-import { classTags } from './token-classes.js';
+import { classTags, type TokenCounts } from './token-classes.js';
+import type { CloseTags } from '../store/quota-ledger.js';
 import { countTokens } from '../pipeline/rate-limit.js';
 
 /** `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. */
@@ -52,12 +53,23 @@ export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): P
   const media = { units: p.inputs.units, seconds: p.chosen.per_second ? secondsToCharge(p.price, p.inputs) : undefined };
   const c = bill === undefined ? undefined : chargeOf(p.chosen, typeof bill === 'object' ? bill : undefined, media);
   const actual = typeof bill === 'number' ? bill : c ? c.total : 0;
-  if (c) ctx.charge = { ...c, total: actual, chose: p.chosen.chose };
-  const usage = typeof bill === 'object' ? { prompt_tokens: bill.prompt_tokens, completion_tokens: bill.completion_tokens, ...classTags(c!.classes!) } : {};
-  const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, { channel: ctx.channel, ...usage });
+  if (c) {
+    c.total = actual;
+    ctx.charge = c;
+  }
+  const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, closeTagsOf(ctx.channel, bill, c?.classes));
   ex.ctx.charged = settled.charged;
   if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;
   if (typeof bill === 'object') countTokens(ex.g, p.token, bill);
+}
+
+/** What the close entry records: the channel, and the usage with its classes where there was usage. */
+function closeTagsOf(channel: string | undefined, bill: Bill, classes: TokenCounts | undefined): CloseTags {
+  if (typeof bill !== 'object') return { channel };
+  const t: CloseTags = { channel, prompt_tokens: bill.prompt_tokens, completion_tokens: bill.completion_tokens };
+  // Most answers report no classes beyond input and output: their tags stay unset.
+  if (bill.details && classes) Object.assign(t, classTags(classes));
+  return t;
 }
 
 /**

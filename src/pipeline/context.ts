@@ -6,8 +6,6 @@ import { Abort } from '../http/abort.js';
 import type { RequestTrace } from '../tracing/tracing.js';
 import type { Charge } from '../billing/price.js';
 
-/** A charge's lines (billing/price.ts) and the price's chosen dimension values. */
-export interface ExplainedCharge extends Charge { chose?: Record<string, string | number | boolean> }
 
 export interface AttemptLog { channel: string; status?: number; error?: string; ms: number }
 /**
@@ -38,7 +36,7 @@ export interface RequestContext {
   /** Usage beyond the reservation that was not charged (the charge is capped at the reservation). */
   uncharged?: number;
   /** What the charge is made of: its lines, the prompt-size tier, the request fields that chose the price. */
-  charge?: ExplainedCharge;
+  charge?: Charge;
   errorCode?: string;
   /** Completion limits lowered to the model's maximum, as sent in `x-switchyard-clamped`. */
   clamped?: string;

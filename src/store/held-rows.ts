@@ -3,8 +3,8 @@
 // rollup. A request's reservation lived in the process's hold and is never written on its own: the store reads the
 // reserve entry back out of the close row (see sqlite-quota.ts), so the ledger still lists `<id>:reserve` and
 // `<id>:close` while a flush writes half the rows and half the index entries.
-import { tagsOf, usageClasses, type EntryTags, type LedgerEntry } from './quota-ledger.js';
-import { classCounts, hourOf, type RollupDelta } from './usage.js';
+import { tagsOf, type EntryTags, type LedgerEntry } from './quota-ledger.js';
+import { hourOf, type RollupDelta } from './usage.js';
 
 /** A request closed in memory and not yet written. */
 export interface Closed {
@@ -44,7 +44,9 @@ export function addToRollup(cells: Map<string, RollupDelta>, c: Closed): void {
   if (!cell) {
     cells.set(k, {
       account: c.account, user: t.user ?? '', hour, model, route, channel, requests: 1, prompt_tokens: t.prompt_tokens ?? 0,
-      completion_tokens: t.completion_tokens ?? 0, units: t.units ?? 0, charged: c.charged, uncharged: c.uncharged, ...classCounts(t),
+      completion_tokens: t.completion_tokens ?? 0, units: t.units ?? 0, charged: c.charged, uncharged: c.uncharged,
+      cached_tokens: t.cached_tokens ?? 0, cache_write_tokens: t.cache_write_tokens ?? 0, reasoning_tokens: t.reasoning_tokens ?? 0,
+      audio_tokens: t.audio_tokens ?? 0, image_tokens: t.image_tokens ?? 0, vendor_charged: t.vendor_charged ?? 0,
     });
     return;
   }
@@ -54,7 +56,12 @@ export function addToRollup(cells: Map<string, RollupDelta>, c: Closed): void {
   cell.units += t.units ?? 0;
   cell.charged += c.charged;
   cell.uncharged += c.uncharged;
-  for (const n of usageClasses) cell[n] += t[n] ?? 0;
+  cell.cached_tokens += t.cached_tokens ?? 0;
+  cell.cache_write_tokens += t.cache_write_tokens ?? 0;
+  cell.reasoning_tokens += t.reasoning_tokens ?? 0;
+  cell.audio_tokens += t.audio_tokens ?? 0;
+  cell.image_tokens += t.image_tokens ?? 0;
+  cell.vendor_charged += t.vendor_charged ?? 0;
 }
 
 /** The charge of a request whose hold was reclaimed while it ran: taken from the account directly. */

@@ -103,11 +103,13 @@ export function clampCharge(reserved: number, actual: number): Settled {
 /** A close entry's tags: who and what from the reservation, the rest from the close; usage only where something was charged. */
 export function closeTags(r: Pick<OpenReservation, 'user' | 'model' | 'route' | 'units'>, t: CloseTags | undefined, charged: number): EntryTags {
   const used = charged > 0 || Boolean(t?.prompt_tokens || t?.completion_tokens);
-  const tags: EntryTags = {
+  // One literal of one shape, every request: a flush builds thousands of these.
+  return {
     user: r.user, model: r.model, route: r.route, channel: t?.channel,
     prompt_tokens: used ? t?.prompt_tokens : undefined, completion_tokens: used ? t?.completion_tokens : undefined,
     units: charged > 0 ? t?.units ?? r.units : undefined,
+    cached_tokens: used ? t?.cached_tokens : undefined, cache_write_tokens: used ? t?.cache_write_tokens : undefined,
+    reasoning_tokens: used ? t?.reasoning_tokens : undefined, audio_tokens: used ? t?.audio_tokens : undefined,
+    image_tokens: used ? t?.image_tokens : undefined, vendor_charged: used ? t?.vendor_charged : undefined,
   };
-  for (const k of usageClasses) tags[k] = used ? t?.[k] : undefined;
-  return tags;
 }

@@ -63,6 +63,8 @@ function readDetails(o: unknown, wanted: [string, Path[]][], before: UsageDetail
     for (const p of list) {
       const n = count(walk(o, p));
       if (n === undefined) continue;
+      // A part of nothing is no part: most answers report zeros, and then carry no details at all.
+      if (n === 0 && !before?.[name]) break;
       if (out === before) out = { ...before };
       out![name] = n;
       break;
