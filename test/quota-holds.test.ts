@@ -11,6 +11,7 @@ import { SqliteQuotaLedger } from '../src/store/sqlite-quota.js';
 import { SqliteHolds } from '../src/store/sqlite-holds.js';
 import { HeldQuota, type HeldQuotaOptions } from '../src/store/held-quota.js';
 import { usageClasses } from '../src/store/quota-ledger.js';
+import type { Closed } from '../src/store/held-rows.js';
 import { eventually } from './helpers/stack.js';
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), 'switchyard-holds-')), 'state.sqlite');
@@ -199,6 +200,50 @@ test('a state file from before the token classes gains their columns: its rows r
   const [row] = await a.q.usage({ from: Date.now() - 3_600_000, to: Date.now() + 60_000, accounts: ['acct'], groupBy: 'model' });
   assert.deepEqual([row.requests, row.prompt_tokens, row.cached_tokens, row.cache_write_tokens, row.reasoning_tokens, row.vendor_charged, row.charged], [2, 30, 12, 0, 3, 28, 55]);
   assert.equal((await a.q.totals('acct')).vendor_charged, 28);
+  await a.q.close();
+  a.db.close();
+});
+
+test('prune: rows of requests closed past ledger retention and cells past usage retention go, in chunks; open reservations, topups, holds and totals stay', async () => {
+  const file = fresh();
+  const a = open(file, { flushMs: 60_000 });
+  const day = 86_400_000;
+  const now = Date.now();
+  // 5,000 requests closed 40 days ago, as a flush wrote them then (more rows than one prune chunk)…
+  const holds = new SqliteHolds(a.db, a.ledger.rollup);
+  holds.register('then', now);
+  const old = Array.from({ length: 5000 }, (_, i): Closed => ({
+    request: `old${i}`, account: 'acct', reserved: 10, charged: 4, uncharged: 0, kind: 'settle', reservedAt: now - 40 * day + i, at: now - 40 * day + i,
+    reserveTags: { model: 'm' }, closeTags: { model: 'm' },
+  }));
+  holds.commit('then', old, new Map(), now);
+  // …and today: a request closed from the hold, a task reservation still open, one written through and refunded, a topup.
+  await a.q.createAccount('acct', 1000);
+  assert.equal(await a.q.reserve('acct', 'now1', 10, 'request', { model: 'm' }), true);
+  await a.q.settle('acct', 'now1', 10, 5);
+  assert.equal(await a.q.reserve('acct', 'task', 100, 'durable'), true);
+  assert.equal(await a.q.reserve('acct', 'wt', 20, 'durable'), true);
+  await a.q.refund('acct', 'wt', 20);
+  await a.q.topup('acct', 7, 'cli');
+  const count = (table: string) => a.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+  const [totals, holdRows] = [await a.q.totals('acct'), a.db.prepare('SELECT * FROM quota_holds').all()];
+  const month = { from: now - 41 * day, to: now - 39 * day, accounts: ['acct'], groupBy: 'model' as const };
+
+  assert.deepEqual(await a.q.prune(now), { entries: 5000, cells: 0, more: false }, 'closed 40 days ago: past the 30 days kept');
+  const today = ['topup:create:acct', 'now1:reserve', 'task:reserve', 'wt:reserve', 'wt:close', 'now1:close', 'topup:cli'];
+  assert.deepEqual((await a.q.entries('acct')).map((e) => e.entry).sort(), today.sort());
+  assert.equal((await a.q.usage(month))[0].requests, 5000, 'their usage is still reported');
+  assert.deepEqual(await a.q.settle('acct', 'old1', 10, 10), { charged: 0, uncharged: 0 }, 'a close of a pruned request moves nothing');
+
+  // 401 days on: every closed request goes, and every cell; the open task, the topups, the hold and the totals stay.
+  const cells = count('usage_hourly') + count('usage_daily');
+  assert.deepEqual(await a.q.prune(now + 401 * day), { entries: 3, cells, more: false });
+  assert.deepEqual((await a.q.entries('acct')).map((e) => e.entry), ['topup:create:acct', 'task:reserve', 'topup:cli']);
+  assert.deepEqual(await a.q.usage({ ...month, from: now - 500 * day, to: now + day }), []);
+  assert.deepEqual(await a.q.totals('acct'), totals);
+  assert.deepEqual(a.db.prepare('SELECT * FROM quota_holds').all(), holdRows);
+  assert.deepEqual(await a.q.settle('acct', 'task', 100, 60), { charged: 60, uncharged: 0 });
+  assert.equal(await a.q.balance('acct'), 1000 - 5 - 60 + 7);
   await a.q.close();
   a.db.close();
 });

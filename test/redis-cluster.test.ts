@@ -3,8 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore, type Store } from '../src/store/open-store.js';
-import { parseClusterUri, redactUri } from '../src/store/redis-client.js';
-import { catalogContract, quotaContract, recoveryContract, taskIndexContract } from './helpers/store-contract.js';
+import { connectRedis, parseClusterUri, redactUri } from '../src/store/redis-client.js';
+import { catalogContract, quotaContract, recoveryContract, redisLedgerContract, taskIndexContract } from './helpers/store-contract.js';
 import { redisSkip } from './helpers/redis.js';
 import { clusterStoreMaker, startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
 import { multiInstanceTests } from './helpers/multi-instance.js';
@@ -32,6 +32,10 @@ quotaContract('redis-cluster', clusterMaker, { skip });
 taskIndexContract('redis-cluster', clusterMaker, { skip });
 recoveryContract('redis-cluster', clusterMaker, { skip });
 catalogContract('redis-cluster', clusterMaker, { skip });
+redisLedgerContract('redis-cluster', clusterMaker, async () => {
+  const conn = await connectRedis(cluster!.uri);
+  return { client: conn.client, async close() { conn.watch?.stop(); await conn.client.close(); } };
+}, { skip });
 
 test('redis-cluster URIs: nodes, credentials and TLS are read; the password never reaches describe', () => {
   assert.deepEqual(parseClusterUri('rediss-cluster://app:s%3Acret@10.0.0.1:7000,[::1]:7001,redis-2:7002'), {

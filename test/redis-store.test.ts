@@ -5,8 +5,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
-import { openStore } from '../src/store/open-store.js';
-import { catalogContract, quotaContract, recoveryContract, taskIndexContract, type StoreMaker } from './helpers/store-contract.js';
+import { openStore, type StoreOptions } from '../src/store/open-store.js';
+import { connectRedis, type RedisClient } from '../src/store/redis-client.js';
+import { catalogContract, quotaContract, recoveryContract, redisLedgerContract, taskIndexContract, type StoreMaker } from './helpers/store-contract.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 
 const skip = redisSkip('the Redis store tests');
@@ -19,29 +20,35 @@ after(async () => { await redis?.stop(); });
 function sqliteMaker(quotaFlushMs?: number): StoreMaker {
   let uri = '';
   return {
-    async fresh() {
+    async fresh(o?: StoreOptions) {
       uri = `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-contract-')), 'store.sqlite')}`;
-      return openStore(uri, { quotaFlushMs });
+      return openStore(uri, { ...o, quotaFlushMs });
     },
-    again: () => openStore(uri, { quotaFlushMs }),
+    again: (o?: StoreOptions) => openStore(uri, { ...o, quotaFlushMs }),
   };
 }
 
 /** Each test gets its own emptied database number, so claims and counts see only that test's tasks. */
+let db = 0;
+const dbUri = () => `${redis!.uri}/${db}`;
 function redisMaker(): StoreMaker {
-  let db = 0;
-  const uri = () => `${redis!.uri}/${db}`;
   return {
-    async fresh() {
+    async fresh(o?: StoreOptions) {
       db = (db % 15) + 1;
-      const c = createClient({ url: uri() });
+      const c = createClient({ url: dbUri() });
       await c.connect();
       await c.flushDb();
       await c.close();
-      return openStore(uri());
+      return openStore(dbUri(), o);
     },
-    again: () => openStore(uri()),
+    again: (o?: StoreOptions) => openStore(dbUri(), o),
   };
+}
+
+/** A plain connection to the database the last fresh() emptied. */
+async function rawRedis(): Promise<{ client: RedisClient; close(): Promise<void> }> {
+  const { client } = await connectRedis(dbUri());
+  return { client, close: () => client.close() };
 }
 
 quotaContract('sqlite', sqliteMaker());
@@ -53,6 +60,17 @@ recoveryContract('sqlite', sqliteMaker());
 recoveryContract('redis', redisMaker(), { skip });
 catalogContract('sqlite', sqliteMaker());
 catalogContract('redis', redisMaker(), { skip });
+redisLedgerContract('redis', redisMaker(), rawRedis, { skip });
+
+test('store options: a marker window, or a retention, that is not a whole number above 0 fails the open, naming it', async () => {
+  const uri = `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-retention-')), 'store.sqlite')}`;
+  await assert.rejects(openStore(uri, { markerTtlMs: { request: 0 } }), /markerTtlMs\.request must be a whole number above 0/);
+  await assert.rejects(openStore(uri, { usageRetentionDays: 1.5 }), /usageRetentionDays must be/);
+  process.env.SWITCHYARD_MARKER_TTL_DURABLE_MS = '2 days';
+  try {
+    await assert.rejects(openStore(uri), /SWITCHYARD_MARKER_TTL_DURABLE_MS must be a whole number above 0 \(got "2 days"\)/);
+  } finally { delete process.env.SWITCHYARD_MARKER_TTL_DURABLE_MS; }
+});
 
 test('redis store: describe names it (without a password); an unreachable server fails fast at open', { skip, timeout: 20_000 }, async () => {
   const store = await openStore(`${redis!.uri}/3`);
@@ -90,7 +108,7 @@ test('redis store: a server written in the layout before hash tags is moved to t
   const hour = Math.floor(Date.now() / 3_600_000);
   const cell = (field: string) => `acct1\u001fgpt\u001fchat\u001fch\u001falice\u001f${field}`;
   const reserve = { entry: 'r1:reserve', account: 'acct1', request: 'r1', kind: 'reserve', amount: 30, at: Date.now(), uncharged: 0 };
-  const topup = { entry: 'topup:create:acct1', account: 'acct1', request: 'create:acct1', kind: 'topup', amount: -100, at: Date.now(), uncharged: 0 };
+  const topup = { entry: 'topup:create:acct1', account: 'acct1', request: 'create:acct1', kind: 'topup', amount: -100, at: Date.now() - 1000, uncharged: 0 };
   try {
     await c.flushDb();
     // What 0.1.0's Redis store wrote for: an account topped up with 100, a request r1 holding 30 (owner i_dead),
@@ -118,6 +136,7 @@ test('redis store: a server written in the layout before hash tags is moved to t
     const store = await openStore(uri);
     try {
       assert.equal(await store.quota.balance('acct1'), 70);
+      await store.quota.prune(Date.now()); // the entries' list goes under the index, as on a server of the tagged layout
       assert.deepEqual((await store.quota.entries('acct1')).map((e) => e.entry), ['topup:create:acct1', 'r1:reserve']);
       assert.deepEqual(await store.quota.openOwners(), ['i_dead']);
       assert.deepEqual((await store.quota.openOf('i_dead')).map((r) => [r.request, r.amount]), [['r1', 30]]);

@@ -190,3 +190,27 @@ test('a file written by @keyv/sqlite (same table, same keys and values) keeps wo
     { value: { ...rec, hash: 'h2' } }, 'what it writes, @keyv/sqlite would read');
   after.close();
 });
+
+test('the retention sweep drops records past their expiry that nobody read again, a stretch at a time; the rest stay', async () => {
+  const file = fresh();
+  const store = await openStore(`sqlite://${file}`, { quotaFlushMs: 0 });
+  try {
+    const tasks = store.kv('tasks');
+    await tasks.set('old', { v: 1 }, 1);
+    await tasks.set('kept', { v: 2 });
+    await tasks.set('later', { v: 3 }, 60_000);
+    await sleep(20);
+    let dropped = 0;
+    for (let more = true; more;) {
+      const r = await store.sweepExpired!(Date.now());
+      dropped += r.dropped;
+      more = r.more;
+    }
+    assert.equal(dropped, 1);
+    const db = new Database(file, { readonly: true });
+    assert.deepEqual(db.prepare('SELECT key FROM keyv ORDER BY key').pluck().all(), ['tasks:kept', 'tasks:later']);
+    db.close();
+  } finally {
+    await store.close();
+  }
+});

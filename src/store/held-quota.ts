@@ -15,7 +15,7 @@
 // Task reservations outlive a process, so they are `durable`: written through to the ledger at once.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
 import type { HoldBackend } from './hold-backend.js';
 import { lateRow, spentOf, type Closed } from './held-rows.js';
@@ -52,7 +52,7 @@ export class HeldQuota implements QuotaLedger {
   }
 
   createAccount(account: string, initial: number): Promise<void> { return this.inner.createAccount(account, initial); }
-  topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<void> { return this.inner.topup(account, amount, ref, tags); }
+  topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<boolean> { return this.inner.topup(account, amount, ref, tags); }
 
   async usage(q: UsageQuery): Promise<UsageRow[]> {
     this.flush();
@@ -114,6 +114,11 @@ export class HeldQuota implements QuotaLedger {
   openOwners(): Promise<string[]> { return this.inner.openOwners(); }
   openOf(owner: string): Promise<OpenReservation[]> { return this.inner.openOf(owner); }
   reservationOf(request: string): Promise<OpenReservation | undefined> { return this.inner.reservationOf(request); }
+  /** The ledger's rows (written first, as every read does); holds are no rows of it and stay. */
+  async prune(now: number): Promise<Pruned> {
+    this.flush();
+    return this.inner.prune(now);
+  }
 
   /** Registers this process as an owner at once, so other processes see it alive before it holds anything. */
   begin(): void {

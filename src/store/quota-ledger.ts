@@ -63,6 +63,31 @@ export interface OpenReservation {
 /** What a settle moved: the charge (never above the reservation) and the usage beyond it that was not charged. */
 export interface Settled { charged: number; uncharged: number }
 
+/** How long a closed request's idempotency markers live on Redis (ms), by its reservation's scope, and a topup's. */
+export interface MarkerTtls { request: number; durable: number; topup: number }
+
+/**
+ * How long a store keeps what requests leave behind. The full history of requests is the request log's
+ * (src/request-log/); the ledger keeps only what money moves need, and reports' rollups.
+ */
+export interface Retention {
+  /** Redis: a closed request's markers answer a repeated close or reserve this long, then expire. */
+  markerTtlMs: MarkerTtls;
+  /** Days an hourly or daily usage cell is kept after its period ends: how far back reports reach. */
+  usageDays: number;
+  /** SQLite: days a closed request's ledger rows are kept after its close. */
+  ledgerDays: number;
+}
+
+export const defaultRetention: Retention = {
+  markerTtlMs: { request: 15 * 60_000, durable: 2 * 86_400_000, topup: 7 * 86_400_000 },
+  usageDays: 400,
+  ledgerDays: 30,
+};
+
+/** What one prune call removed: entries (rows, or index members on Redis) and usage cells; `more`: it stopped at its bound with more to do. */
+export interface Pruned { entries: number; cells: number; more: boolean }
+
 export interface QuotaLedger {
   createAccount(account: string, initial: number): Promise<void>;
   balance(account: string): Promise<number | undefined>;
@@ -76,8 +101,12 @@ export interface QuotaLedger {
   settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled>;
   /** Returns the whole reservation. Once per request, and never after a settle. */
   refund(account: string, request: string, reserved: number, tags?: CloseTags): Promise<void>;
-  /** `tags.route` says where the money came from (the CLI, the admin API). */
-  topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<void>;
+  /** `tags.route` says where the money came from (the CLI, the admin API). False: `ref` was topped up before (nothing moved). */
+  topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<boolean>;
+  /**
+   * The entries the store still holds, in the order written (by `at`): on Redis those whose markers have not expired,
+   * on SQLite those not pruned; within retention, every entry. The full history is the request log's.
+   */
   entries(account: string): Promise<LedgerEntry[]>;
   /** Closed requests summed by the query's grouping (kept per hour, so `from` and `to` count by whole hours). */
   usage(q: UsageQuery): Promise<UsageRow[]>;
@@ -89,6 +118,11 @@ export interface QuotaLedger {
   openOf(owner: string): Promise<OpenReservation[]>;
   /** The open reservation of one request, if it has one. */
   reservationOf(request: string): Promise<OpenReservation | undefined>;
+  /**
+   * Removes what is past retention (see Retention) and no expiry removes by itself; open reservations, topups and the
+   * all-time totals stay. Bounded work per call: a retention job calls it hourly, and again soon while `more`.
+   */
+  prune(now: number): Promise<Pruned>;
   /** Writes anything pending; called by the store's close. */
   close?(): Promise<void>;
 }

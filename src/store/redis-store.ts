@@ -5,6 +5,7 @@ import { deserializeKv, serializeKv } from './kv-serialize.js';
 import type { Store } from './open-store.js';
 import { connectRedis, redactUri, type RedisClient, type RedisConnection } from './redis-client.js';
 import { RedisQuotaLedger } from './redis-quota.js';
+import type { Retention } from './quota-ledger.js';
 import { RedisTaskIndex } from './redis-task-index.js';
 import { RedisTaskCatalog } from './redis-task-catalog.js';
 import { RedisInstances } from './redis-instances.js';
@@ -16,7 +17,8 @@ import type { JobQueue } from './job-queue.js';
 /** Every instance publishes revoked token hashes here and drops them from its cache when one arrives. */
 export const invalidateChannel = 'sy:invalidate';
 
-export async function openRedis(uri: string, instance: string, staleMs: number): Promise<Store> {
+/** `keep`: how long the ledger's markers and usage cells live (see redis-quota.ts). */
+export async function openRedis(uri: string, instance: string, staleMs: number, keep: Retention): Promise<Store> {
   const conn = await connectRedis(uri);
   const { client } = conn;
   if (!conn.cluster) {
@@ -45,7 +47,7 @@ export async function openRedis(uri: string, instance: string, staleMs: number):
   const described = redactUri(uri);
   return {
     describe: `${conn.cluster ? 'redis-cluster' : 'redis'} ${described}`,
-    quota: new RedisQuotaLedger(client, instance, (owners) => instances.alive(owners)),
+    quota: new RedisQuotaLedger(client, instance, (owners) => instances.alive(owners), keep),
     tasks: new RedisTaskIndex(client, instance),
     catalog: new RedisTaskCatalog(client),
     rates: new RedisRateWindows(client),

@@ -2,10 +2,10 @@
 // Open reservations are also kept in `quota_open` with the process that holds them, so a sweep can refund the
 // reservations of a process that died (see recovery.ts) and a settle never trusts its caller for the amount.
 import type { StateDb } from './sqlite-state.js';
-import { clampCharge, closeTags, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
 import { WriteBatch } from './write-batch.js';
 import { SqliteUsage } from './sqlite-usage.js';
-import { rollupOf, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
+import { closeKinds, hourMs, hourOf, rollupOf, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS quota_accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL, updated_at INTEGER NOT NULL);
@@ -72,14 +72,24 @@ export const entryArgs = (e: LedgerEntry, heldBy: string | null) => [
   e.reasoning_tokens ?? null, e.audio_tokens ?? null, e.image_tokens ?? null, e.vendor_charged ?? null, heldBy,
 ];
 
+/** Rows a prune transaction deletes at most (per table), and transactions per prune call. */
+const pruneChunk = 2_000;
+const pruneChunks = 50;
+const dayMs = 24 * hourMs;
+
+type Scanned = { id: number; request: string; kind: string; at: number };
+
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly stmt;
   private readonly batch: WriteBatch;
+  private readonly pruneStep;
+  /** Where prune stopped in the ledger (rowid): every row before it is one prune keeps (a topup, an open reservation). */
+  private prunedTo = 0;
   /** The usage rollup, written with the close entries (here and by the holds' flushes). */
   readonly rollup: SqliteUsage;
 
-  /** `owner`: this process's id (Store.instance), recorded on every reservation it opens. */
-  constructor(db: StateDb, private readonly owner = '') {
+  /** `owner`: this process's id (Store.instance), recorded on every reservation it opens. `keep`: what prune keeps. */
+  constructor(db: StateDb, private readonly owner = '', private readonly keep: Retention = defaultRetention) {
     db.exec(schema);
     migrate(db);
     this.rollup = new SqliteUsage(db);
@@ -97,7 +107,12 @@ export class SqliteQuotaLedger implements QuotaLedger {
       account: db.prepare('INSERT INTO quota_accounts (id, balance, updated_at) VALUES (?, 0, ?) ON CONFLICT(id) DO NOTHING'),
       balance: db.prepare('SELECT balance FROM quota_accounts WHERE id = ?').pluck(),
       entries: db.prepare(entriesOf),
+      // Rowid order is the order written, and the table's own: no index on `at` for every insert to maintain.
+      scan: db.prepare(`SELECT rowid AS id, request, kind, at FROM quota_ledger WHERE rowid > ? ORDER BY rowid LIMIT ${pruneChunk}`),
+      dropRow: db.prepare('DELETE FROM quota_ledger WHERE rowid = ?'),
+      dropEntry: db.prepare('DELETE FROM quota_ledger WHERE entry = ?'),
     };
+    this.pruneStep = db.transaction((closedBefore: number) => this.pruneLedger(closedBefore));
   }
 
   async createAccount(account: string, initial: number): Promise<void> {
@@ -133,8 +148,9 @@ export class SqliteQuotaLedger implements QuotaLedger {
     await this.batch.run(() => this.closeRequest(request, reserved, () => ({ kind: 'refund', charged: 0, uncharged: 0 }), tags));
   }
 
-  async topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<void> {
-    await this.batch.run(() => this.stmt.insert.run(entryArgs({ ...tags, entry: `topup:${ref}`, account, request: ref, kind: 'topup', amount: -Math.round(amount), at: Date.now() }, null)));
+  async topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<boolean> {
+    const r = await this.batch.run(() => this.stmt.insert.run(entryArgs({ ...tags, entry: `topup:${ref}`, account, request: ref, kind: 'topup', amount: -Math.round(amount), at: Date.now() }, null)));
+    return r.changes > 0;
   }
 
   async usage(q: UsageQuery): Promise<UsageRow[]> {
@@ -151,6 +167,53 @@ export class SqliteQuotaLedger implements QuotaLedger {
 
   async openOwners(): Promise<string[]> {
     return this.stmt.owners.all() as string[];
+  }
+
+  /**
+   * Deletes the rows of requests closed before ledgerDays (the close, and the reservation's row when it was written
+   * through) and the usage cells past usageDays, in transactions of pruneChunk rows each, so a writer waits for one at
+   * most, yielding to the event loop between them; pruneChunks at most per call, then `more`. Open reservations,
+   * topups, holds and the all-time totals stay.
+   */
+  async prune(now: number): Promise<Pruned> {
+    const closedBefore = now - this.keep.ledgerDays * dayMs;
+    const firstHour = hourOf(now - this.keep.usageDays * dayMs);
+    const out: Pruned = { entries: 0, cells: 0, more: true };
+    let ledgerDone = false;
+    let cellsDone = false;
+    for (let i = 0; i < pruneChunks && out.more; i++) {
+      if (i > 0) await new Promise((r) => setImmediate(r));
+      if (!ledgerDone) {
+        const r = this.pruneStep.immediate(closedBefore);
+        this.prunedTo = r.last; // after the commit: a failed step leaves the cursor where its rows still are
+        out.entries += r.deleted;
+        ledgerDone = r.done;
+      }
+      if (!cellsDone) {
+        const r = this.rollup.prune(firstHour, pruneChunk);
+        out.cells += r.deleted;
+        cellsDone = r.done;
+      }
+      out.more = !(ledgerDone && cellsDone);
+    }
+    return out;
+  }
+
+  /**
+   * One chunk from the cursor on, in the order written: each close older than `closedBefore` goes with its
+   * reservation's row. It stops at the first row written at or after that time: rows are written in time order, give
+   * or take a flush interval, so a straggler behind it goes at a later call.
+   */
+  private pruneLedger(closedBefore: number): { deleted: number; done: boolean; last: number } {
+    const rows = this.stmt.scan.all(this.prunedTo) as Scanned[];
+    let deleted = 0;
+    let last = this.prunedTo;
+    for (const r of rows) {
+      if (r.at >= closedBefore) return { deleted, done: true, last };
+      if (closeKinds.has(r.kind)) deleted += this.stmt.dropRow.run(r.id).changes + this.stmt.dropEntry.run(`${r.request}:reserve`).changes;
+      last = r.id;
+    }
+    return { deleted, done: rows.length < pruneChunk, last };
   }
 
   async openOf(owner: string): Promise<OpenReservation[]> {

@@ -46,6 +46,8 @@ export class SqliteUsage {
   private readonly addDay;
   private readonly addTotal;
   private readonly total;
+  private readonly dropHours;
+  private readonly dropDays;
 
   constructor(private readonly db: StateDb) {
     db.exec(schema);
@@ -55,6 +57,16 @@ export class SqliteUsage {
     this.addTotal = db.prepare(`INSERT INTO usage_accounts (account, ${totals}) VALUES (${'?, '.repeat(countNames.length)}?)
       ON CONFLICT(account) DO UPDATE SET ${addUp}`);
     this.total = db.prepare(`SELECT ${totals} FROM usage_accounts WHERE account = ?`);
+    // By the period's index, a chunk at a time: each DELETE is short, so writers wait at most that long.
+    this.dropHours = db.prepare('DELETE FROM usage_hourly WHERE rowid IN (SELECT rowid FROM usage_hourly WHERE hour < ? LIMIT ?)');
+    this.dropDays = db.prepare('DELETE FROM usage_daily WHERE rowid IN (SELECT rowid FROM usage_daily WHERE day < ? LIMIT ?)');
+  }
+
+  /** Deletes up to `limit` hourly and `limit` daily cells of the periods before `firstHour` (and its day); `done` when none is left. */
+  prune(firstHour: number, limit: number): { deleted: number; done: boolean } {
+    const hours = this.dropHours.run(firstHour, limit).changes;
+    const days = this.dropDays.run(Math.floor(firstHour / 24), limit).changes;
+    return { deleted: hours + days, done: hours < limit && days < limit };
   }
 
   /** Call inside the transaction that writes the entries these deltas sum. */

@@ -67,7 +67,8 @@ export function spansOf(q: Pick<UsageQuery, 'from' | 'to'>): { days?: [number, n
   return { days: [d0, d1], hours };
 }
 
-const closeKinds = new Set(['settle', 'refund', 'late_charge']);
+/** The kinds of entry that close a request. */
+export const closeKinds = new Set(['settle', 'refund', 'late_charge']);
 
 /**
  * What a close entry adds to the rollup (`charged`: what the request finally cost). Reserve and topup entries add

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { startServer, type ServerProcess } from './server-process.js';
 import type { TestCerts } from './tls-certs.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openStore, type StoreOptions } from '../../src/store/open-store.js';
 import type { StoreMaker } from './store-contract.js';
 
 export type ClusterNode = ServerProcess;
@@ -130,10 +130,10 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
  * cluster, every master flushed (a cluster has no database numbers). */
 export function clusterStoreMaker(cluster: () => RedisClusterServer | undefined): StoreMaker {
   return {
-    async fresh() {
+    async fresh(o?: StoreOptions) {
       await cluster()!.flush();
-      return openStore(cluster()!.uri);
+      return openStore(cluster()!.uri, o);
     },
-    again: () => openStore(cluster()!.uri),
+    again: (o?: StoreOptions) => openStore(cluster()!.uri, o),
   };
 }

@@ -1,14 +1,24 @@
-// The QuotaLedger and TaskIndex contracts, run unchanged against every store so SQLite and Redis behave alike.
+// The QuotaLedger and TaskIndex contracts, run unchanged against every store so SQLite and Redis behave alike, and
+// what the Redis ledger leaves in Redis (redisLedgerContract), on one server and on a cluster.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../../src/store/open-store.js';
+import type { Store, StoreOptions } from '../../src/store/open-store.js';
 import { usageClasses, type LedgerEntry } from '../../src/store/quota-ledger.js';
-import { noUsage } from '../../src/store/usage.js';
+import type { RedisClient } from '../../src/store/redis-client.js';
+import { hourMs, hourOf, noUsage } from '../../src/store/usage.js';
 
-/** `fresh()` opens an empty store; `again()` opens a second connection to the same one (another instance). */
-export interface StoreMaker { fresh(): Promise<Store>; again(): Promise<Store> }
+/** `fresh(o)` opens an empty store; `again(o)` opens a second connection to the same one (another instance). */
+export interface StoreMaker { fresh(o?: StoreOptions): Promise<Store>; again(o?: StoreOptions): Promise<Store> }
 type Opts = { skip?: string | boolean };
+
+const dayMs = 24 * hourMs;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Prunes as a retention job would at `now`: again while the store says there is more. */
+async function pruneAll(s: Store, now: number): Promise<void> {
+  for (let more = true; more;) more = (await s.quota.prune(now)).more;
+}
 
 const uid = (p: string) => `${p}_${randomBytes(5).toString('hex')}`;
 const fieldsOf = (e: object) => Object.keys(e).sort();
@@ -16,9 +26,9 @@ const pick = (e: LedgerEntry) => ({ user: e.user, model: e.model, route: e.route
 const classesOf = (e: LedgerEntry) => Object.fromEntries(usageClasses.map((k) => [k, e[k]]));
 
 export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): void {
-  const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} quota: ${title}`, { ...opts, timeout: 20_000 }, async () => {
-    const a = await make.fresh();
-    const b = await make.again();
+  const t = (title: string, fn: (a: Store, b: Store) => Promise<void>, o?: StoreOptions) => test(`${name} quota: ${title}`, { ...opts, timeout: 20_000 }, async () => {
+    const a = await make.fresh(o);
+    const b = await make.again(o);
     try { await fn(a, b); } finally { await b.close(); await a.close(); }
   });
 
@@ -33,8 +43,8 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
     await q.quota.settle(acct, 'r1', 30, 20);
     await q.quota.refund(acct, 'r1', 30); // never after a settle
     assert.equal(await q.quota.balance(acct), 80);
-    await q.quota.topup(acct, 50, 'ref1');
-    await q.quota.topup(acct, 50, 'ref1');
+    assert.equal(await q.quota.topup(acct, 50, 'ref1'), true, 'applied');
+    assert.equal(await q.quota.topup(acct, 50, 'ref1'), false, 'a repeat of its ref moves nothing, and says so');
     assert.equal(await q.quota.balance(acct), 130);
     const entries = await q.quota.entries(acct);
     assert.deepEqual(entries.map((e) => [e.entry, e.request, e.kind, e.amount]), [
@@ -179,6 +189,128 @@ export function quotaContract(name: string, make: StoreMaker, opts: Opts = {}): 
     assert.equal(new Set(closes.map((e) => e.request)).size, closes.length, 'one close per request');
     const sum = entries.filter((e) => e.entry !== `topup:create:${acct}`).reduce((s, e) => s + e.amount, 0);
     assert.equal(start - (await a.quota.balance(acct))!, sum);
+  });
+
+  // Retention passes: Redis's markers expire (their windows are short here), SQLite's rows go when a prune runs with a
+  // clock past ledgerDays (30).
+  t('after retention a closed request leaves the ledger and a late close moves nothing; open reservations, balance and totals stay', async (q, b) => {
+    const acct = uid('acct');
+    await q.quota.createAccount(acct, 1000);
+    assert.equal(await q.quota.reserve(acct, 'c1', 100, 'request', { model: 'm' }), true);
+    await q.quota.settle(acct, 'c1', 100, 40, { channel: 'c', prompt_tokens: 5 });
+    assert.equal(await q.quota.reserve(acct, 'c2', 50, 'durable'), true);
+    await b.quota.refund(acct, 'c2', 50);
+    assert.equal(await q.quota.reserve(acct, 'o1', 70, 'durable'), true);
+    const totals = await q.quota.totals(acct);
+    await sleep(900);
+    await pruneAll(b, Date.now() + 31 * dayMs);
+    assert.deepEqual((await q.quota.entries(acct)).filter((e) => e.kind !== 'topup').map((e) => e.entry), ['o1:reserve']);
+    assert.deepEqual(await b.quota.settle(acct, 'c1', 100, 90), { charged: 0, uncharged: 0 }, 'a settle again charges nothing');
+    await b.quota.refund(acct, 'c1', 100);
+    await b.quota.refund(acct, 'c2', 50);
+    assert.equal(await q.quota.balance(acct), 890, 'nothing moved twice');
+    assert.deepEqual(await q.quota.totals(acct), totals, 'the all-time totals stay');
+    assert.deepEqual(await b.quota.settle(acct, 'o1', 70, 30), { charged: 30, uncharged: 0 }, 'an open reservation outlives every window');
+    assert.equal(await q.quota.balance(acct), 930);
+  }, { markerTtlMs: { request: 300, durable: 600, topup: 600 } });
+}
+
+/**
+ * Redis only: what the ledger leaves in Redis goes by itself (markers by their reservation's scope, usage cells after
+ * retention) or by prune (indexes), and nothing is kept in a list. `raw()` connects to the store the maker opens.
+ */
+export function redisLedgerContract(name: string, make: StoreMaker, raw: () => Promise<{ client: RedisClient; close(): Promise<void> }>, opts: Opts = {}): void {
+  const t = (title: string, fn: (s: Store, r: RedisClient) => Promise<void>, o?: StoreOptions) => test(`${name} ledger keys: ${title}`, { ...opts, timeout: 30_000 }, async () => {
+    const s = await make.fresh(o);
+    const r = await raw();
+    try { await fn(s, r.client); } finally { await r.close(); await s.close(); }
+  });
+  const until = async (what: string, ok: () => Promise<boolean>) => {
+    for (const end = Date.now() + 10_000; !(await ok());) {
+      if (Date.now() > end) assert.fail(`${what} within 10 s`);
+      await sleep(50);
+    }
+  };
+
+  const ttl = { request: 1000, durable: 3000, topup: 2000 };
+  t('a reservation\'s marker stays while it is open; at its close both markers expire together after the scope\'s window, then the index drops them; a topup\'s after its own; cells expire after retention; no list', async (s, r) => {
+    const acct = uid('acct');
+    const A = `sy:quota:{a:${acct}}:`;
+    const pttl = (entry: string) => r.pTTL(`${A}entry:${entry}`);
+    const near = (v: number, want: number, what: string) => assert.ok(v > want - 5000 && v <= want, `${what}: ${v} ms, expected about ${want}`);
+    await s.quota.createAccount(acct, 1000);
+    assert.equal(await s.quota.reserve(acct, 'r1', 100, 'request', { model: 'm', route: 'chat' }), true);
+    assert.equal(await s.quota.reserve(acct, 'd1', 100, 'durable', { model: 'v', route: 'video' }), true);
+    assert.deepEqual([await pttl(`topup:create:${acct}`), await pttl('r1:reserve'), await pttl('d1:reserve')], [-1, -1, -1], 'kept while open, the creation for good');
+    assert.equal(await r.zScore(`${A}entries`, 'r1:reserve'), Infinity);
+    await s.quota.settle(acct, 'r1', 100, 40, { channel: 'c', prompt_tokens: 10, completion_tokens: 20 });
+    await s.quota.refund(acct, 'd1', 100, { channel: 'c' });
+    await s.quota.topup(acct, 5, 'tp');
+    near(await pttl('r1:reserve'), ttl.request, 'r1:reserve');
+    near(await pttl('r1:close'), ttl.request, 'r1:close');
+    assert.equal(await r.zScore(`${A}entries`, 'r1:reserve'), await r.zScore(`${A}entries`, 'r1:close'), 'one expiry for both');
+    near(await pttl('d1:close'), ttl.durable, 'd1:close');
+    near(await pttl('topup:tp'), ttl.topup, 'topup:tp');
+    assert.equal(await r.exists(`${A}log`), 0, 'no list of entries');
+    const hour = hourOf(Date.now());
+    near(await r.pTTL(`${A}usage:h:${hour}`), (hour + 1) * hourMs + 400 * dayMs - Date.now(), 'the hour\'s cells');
+    near(await r.pTTL(`${A}usage:d:${Math.floor(hour / 24)}`), (Math.floor(hour / 24) + 1) * dayMs + 400 * dayMs - Date.now(), 'the day\'s cells');
+    assert.equal(await r.pTTL(`${A}usage`), -1, 'the totals stay');
+    assert.equal(await s.quota.reserve(acct, 'r1', 100, 'request'), true, 'a repeated reserve within the window answers true');
+    assert.equal(await s.quota.balance(acct), 965, '…and moves nothing');
+    const listed = ['topup:create', 'r1:reserve', 'd1:reserve', 'r1:close', 'd1:close', 'topup:tp'];
+    assert.deepEqual((await s.quota.entries(acct)).map((e) => e.entry.replace(`:${acct}`, '')), listed, 'within the window: every entry, in order');
+
+    await until('r1\'s markers expire', async () => (await r.exists([`${A}entry:r1:reserve`, `${A}entry:r1:close`])) === 0);
+    assert.deepEqual(await s.quota.settle(acct, 'r1', 100, 100), { charged: 0, uncharged: 0 }, 'a close after the window charges nothing');
+    await s.quota.refund(acct, 'r1', 100);
+    assert.equal(await s.quota.balance(acct), 965, 'nor refunds anything');
+    await s.quota.topup(acct, 1, 'tq'); // a write drops expired members from the index
+    assert.equal(await r.zScore(`${A}entries`, 'r1:close'), null);
+    assert.deepEqual((await s.quota.entries(acct)).map((e) => e.entry.replace(`:${acct}`, '')), ['topup:create', 'd1:reserve', 'd1:close', 'topup:tp', 'topup:tq']);
+    await until('the rest expire', async () => (await r.exists([`${A}entry:d1:close`, `${A}entry:topup:tq`])) === 0);
+    assert.ok((await s.quota.prune(Date.now())).entries >= 3);
+    assert.deepEqual(await r.zRange(`${A}entries`, 0, -1), [`topup:create:${acct}`], 'the index holds what is still there');
+  }, { markerTtlMs: ttl });
+
+  t('prune drops usage periods past retention, and moves a list written before markers expired under the index', async (s, r) => {
+    const acct = uid('acct');
+    const A = `sy:quota:{a:${acct}}:`;
+    const now = Date.now();
+    const at = (i: number) => now - 10_000 + i;
+    // An account as the ledger left it before: every entry in `:log` and its marker, none expiring.
+    const old = [
+      { entry: `topup:create:${acct}`, request: `create:${acct}`, kind: 'topup', amount: -1000 },
+      { entry: 'L1:reserve', request: 'L1', kind: 'reserve', amount: 100 },
+      { entry: 'L1:close', request: 'L1', kind: 'settle', amount: -60 },
+      { entry: 'L2:reserve', request: 'L2', kind: 'reserve', amount: 50 },
+      { entry: 'topup:T', request: 'T', kind: 'topup', amount: -5 },
+    ].map((e, i) => ({ ...e, account: acct, at: at(i), uncharged: 0 }));
+    await r.sAdd('sy:quota:accounts', acct);
+    await r.set(`${A}bal`, '915');
+    for (const e of old) await r.set(`${A}entry:${e.entry}`, JSON.stringify(e));
+    await r.rPush(`${A}log`, old.map((e) => JSON.stringify(e)));
+    await r.set(`${A}open:L2`, JSON.stringify({ request: 'L2', account: acct, amount: 50, owner: 'i_gone', scope: 'durable', at: at(3) }));
+    const past = hourOf(now - 401 * dayMs);
+    const hour = hourOf(now);
+    await r.zAdd(`${A}usage:hours`, [{ score: past, value: String(past) }, { score: hour, value: String(hour) }]);
+    await r.zAdd(`${A}usage:days`, [{ score: Math.floor(past / 24), value: String(Math.floor(past / 24)) }, { score: Math.floor(hour / 24), value: String(Math.floor(hour / 24)) }]);
+
+    const pruned = await s.quota.prune(now);
+    assert.deepEqual([pruned.cells, pruned.more], [2, false]);
+    assert.deepEqual(await r.zRange(`${A}usage:hours`, 0, -1), [String(hour)]);
+    assert.deepEqual(await r.zRange(`${A}usage:days`, 0, -1), [String(Math.floor(hour / 24))]);
+    assert.equal(await r.exists(`${A}log`), 0, 'the list is gone');
+    const pttl = (entry: string) => r.pTTL(`${A}entry:${entry}`);
+    assert.deepEqual([await pttl(`topup:create:${acct}`), await pttl('L2:reserve')], [-1, -1], 'the creation and an open reservation are kept');
+    for (const [entry, ms] of [['L1:reserve', 2 * dayMs], ['L1:close', 2 * dayMs], ['topup:T', 7 * dayMs]] as const) {
+      const left = await pttl(entry);
+      assert.ok(left > ms - 60_000 && left <= ms, `${entry}: ${left} ms, expected the default window (${ms})`);
+    }
+    assert.deepEqual((await s.quota.entries(acct)).map((e) => e.entry), old.map((e) => e.entry), 'listed as before');
+    await s.quota.settle(acct, 'L2', 50, 20);
+    assert.equal(await s.quota.balance(acct), 945);
+    assert.ok((await pttl('L2:reserve')) > 0, 'its close starts its window');
   });
 }
 
