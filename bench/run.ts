@@ -25,9 +25,11 @@ import { sseTranslated } from './scenarios/sse-translated.js';
 import { otelScenario } from './scenarios/otel.js';
 import { slowStreams } from './scenarios/slow-streams.js';
 import { pricing } from './scenarios/pricing.js';
+import { requestLog } from './scenarios/request-log.js';
+import { redisMemory } from './scenarios/redis-memory.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, tasks, usageReport, pricing];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, redisMemory, tasks, usageReport, pricing, requestLog];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-streams N] [--slow-seconds S] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 3 minutes
@@ -221,9 +223,11 @@ async function main(): Promise<number> {
       const speed = speedTargets[s.name];
       if (ac.signal.aborted) { if (speed) missingHeadlines.push(`${speed} (${s.name}: aborted)`); continue; }
       if (o.only && !o.only.includes(s.name)) { if (speed) missingHeadlines.push(`${speed} (${s.name} not in --only)`); continue; }
-      // --soak, --otel and --slow-streams run theirs in quick mode too, as does --only naming slow-streams (its short form).
+      // --soak, --otel and --slow-streams run theirs in quick mode too, as does --only naming slow-streams (its short form)
+      // or redis-memory (it starts Redis servers of its own: full mode only otherwise).
       const forced = (o.connSoak && s === connectionSoak) || (o.otel && s === otelScenario)
-        || (s === slowStreams && (o.slow !== undefined || o.only?.includes(s.name) === true));
+        || (s === slowStreams && (o.slow !== undefined || o.only?.includes(s.name) === true))
+        || (s === redisMemory && o.only?.includes(s.name) === true);
       if (!forced && ((o.mode === 'quick' && !s.quick) || (s === soak && o.soakMinutes === 0))) {
         notes.push(`${s.name}: skipped in ${o.mode} mode${o.mode === 'full' ? ' (--soak-minutes 0)' : ' (run with --full)'}.`);
         continue;
