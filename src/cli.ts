@@ -4,7 +4,10 @@ import { parseArgs } from 'node:util';
 import { loadRuntime } from './config/load-config.js';
 import { checkCommand } from './check-command.js';
 import { priceCommand } from './price-command.js';
-import { openStore } from './store/open-store.js';
+import { defaultStoreUri, openStore } from './store/open-store.js';
+import { logSettings } from './request-log/log-settings.js';
+import { openLogStore } from './request-log/open-log-store.js';
+import type { RequestRecord } from './request-log/log-store.js';
 import { TokenStore } from './store/token-store.js';
 import { TokenAdmin, TokenAdminError } from './admin/token-admin.js';
 import type { Runtime } from './config/runtime.js';
@@ -32,7 +35,8 @@ async function token(sub: string, args: string[]): Promise<number> {
   let runtime: Runtime | undefined;
   // The config is read only by the commands that check against it (groups and models), so a broken config
   // never stops an operator from revoking a token.
-  const admin = new TokenAdmin(store, new TokenStore(store, 0), () => (runtime ??= loadRuntime().runtime));
+  const journal: RequestRecord[] = [];
+  const admin = new TokenAdmin(store, new TokenStore(store, 0), () => (runtime ??= loadRuntime().runtime), (r) => journal.push(r));
   try {
     switch (sub) {
       case 'create': return await create(admin, args);
@@ -45,6 +49,7 @@ async function token(sub: string, args: string[]): Promise<number> {
       case 'revoke': return ok(`revoked ${(await admin.revoke(need(args[0], 'ID'))).id}`);
       case 'topup': {
         const t = await admin.topup(need(args[0], 'ID'), Number(need(args[1], 'AMOUNT')), `${Date.now()}:${process.pid}`, 'cli');
+        await record(journal);
         return ok(`balance ${t.balance}`);
       }
       case 'show': {
@@ -59,6 +64,18 @@ async function token(sub: string, args: string[]): Promise<number> {
     return err.notFound ? 1 : 2;
   } finally {
     await store.close();
+  }
+}
+
+/** The topup goes into the request log too, as a gateway's would; a log that cannot take it is named, not fatal. */
+async function record(records: RequestRecord[]): Promise<void> {
+  const settings = logSettings(process.env, process.env.SWITCHYARD_STORE || defaultStoreUri);
+  if (!settings || !records.length) return;
+  try {
+    const log = await openLogStore(settings.uri);
+    await log.insert(records).finally(() => log.close());
+  } catch (err) {
+    console.error(`the topup is done, but the request log did not take its record: ${(err as Error).message}`);
   }
 }
 

@@ -18,6 +18,7 @@ import { InFlight } from './http/in-flight.js';
 import { TokenAdmin } from './admin/token-admin.js';
 import { ChannelStats } from './pipeline/channel-stats.js';
 import type { Tracing } from './tracing/tracing.js';
+import type { RequestLog } from './request-log/request-log.js';
 
 /** What a reload reports: the config now running, and why a refused one was refused. */
 export interface ReloadResult { ok: boolean; hash: string; errors?: string }
@@ -43,7 +44,8 @@ export class Gateway {
   /** Memory held by request bodies, all requests together. */
   readonly bodies = new BodyBudget(() => this.runtime.server.max_body_memory_bytes);
 
-  constructor(runtime: Runtime, readonly store: Store, readonly logging: Logging, readonly redactor: Redactor) {
+  /** `requestLog`: where finished requests, tasks and topups are recorded (src/request-log/); undefined when it is off. */
+  constructor(runtime: Runtime, readonly store: Store, readonly logging: Logging, readonly redactor: Redactor, readonly requestLog?: RequestLog) {
     this.log = logging.log;
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
     this.limiter = new RateLimiter(store.rates);
@@ -51,7 +53,7 @@ export class Gateway {
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.callbacks = new CallbackDelivery(this);
     this.conversations = new Conversations(store);
-    this.tokenAdmin = new TokenAdmin(store, this.tokens, () => this.runtime);
+    this.tokenAdmin = new TokenAdmin(store, this.tokens, () => this.runtime, (r) => this.requestLog?.add(r));
     this.swap(runtime);
   }
 

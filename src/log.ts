@@ -2,8 +2,9 @@
 import { droppedFields } from './policies/dropped.js';
 import { pino, type Logger } from 'pino';
 import type { ServerResponse } from 'node:http';
-import type { RequestContext, Usage } from './pipeline/context.js';
-import { classTags, tokenClasses } from './billing/token-classes.js';
+import type { RequestContext } from './pipeline/context.js';
+import { usageSummary } from './request-log/records.js';
+import { bounded, pathOf } from './log-fields.js';
 import type { Redactor } from './redaction/redactor.js';
 
 // Keys never reach these fields, but redaction guards against a future stage logging a raw header.
@@ -118,7 +119,8 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
     outcome: ctx.outcome,
     latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
     added_ms: ctx.addedMs !== undefined ? Math.round(ctx.addedMs * 1000) / 1000 : undefined,
-    usage: ctx.usage ? usageLine(ctx.usage, ctx.charge?.classes) : undefined,
+    // The billed counts and their classes, never the vendor's nested details: the line never grows with what it sends.
+    usage: ctx.usage ? usageSummary(ctx.usage, ctx.charge?.classes) : undefined,
     usage_estimated: ctx.usageEstimated || undefined,
     reserved: ctx.reserved,
     charged: ctx.charged,
@@ -134,22 +136,3 @@ export function logRequest(write: (line: string) => void, ctx: RequestContext, r
   write(`${JSON.stringify(line)}\n`);
 }
 
-/**
- * The billed counts, and the token classes (cache reads and writes, reasoning, audio, images) where the vendor
- * reported any, as counts: never the vendor's nested details, which would grow the line with what it sends.
- */
-function usageLine(u: Usage, classes = u.details && tokenClasses(u)): Record<string, number> {
-  const line: Record<string, number> = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens };
-  if (!u.details || !classes) return line;
-  const tags = classTags(classes);
-  for (const k in tags) if (tags[k as keyof typeof tags]) line[k] = tags[k as keyof typeof tags];
-  return line;
-}
-
-/** Client-chosen strings are cut: a log line must never grow with what a client sends. */
-const bounded = (s: string, max = 256) => (s.length > max ? `${s.slice(0, max)}…` : s);
-
-const pathOf = (url: string) => {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-};

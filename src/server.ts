@@ -1,5 +1,6 @@
 // The HTTP server: connection bounds, then each request through the pipeline (src/pipeline/index.ts, the stage
 // list), its failure answered in the contract's shape, and one access-log line when its work is over.
+import { requestRecord } from './request-log/records.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Gateway } from './gateway.js';
@@ -99,8 +100,16 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Pr
   if (ctx.abort.signal.reason === 'client_gone') ctx.logStatus = 499;
   ctx.trace?.end(res);
   if (g.log.isLevelEnabled('info')) logRequest(g.logging.write, ctx, res);
+  if (g.requestLog && logged(ctx)) g.requestLog.add(requestRecord(ctx, res));
   observeRequest(ctx, res);
 }
+
+/**
+ * What the request log keeps: requests to the API, refused or not (a client's 401 is worth finding). Not the
+ * health checks, metrics scrapes and console files, nor the admin API's own reads (a topup is recorded as one).
+ */
+const logged = (ctx: RequestContext) => !unlogged.has(ctx.route?.policy ?? '');
+const unlogged = new Set(['health', 'ready', 'metrics', 'openapi', 'console', 'admin']);
 
 async function fail(g: Gateway, ctx: RequestContext, res: ServerResponse, err: unknown): Promise<void> {
   const reason = ctx.abort.signal.reason;

@@ -3,7 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadRuntime } from './config/load-config.js';
 import { formatDiagnostic } from './config/diagnostics.js';
-import { openStore, type Store } from './store/open-store.js';
+import { defaultStoreUri, openStore, type Store } from './store/open-store.js';
+import { logSettings } from './request-log/log-settings.js';
+import { openRequestLog } from './request-log/open-request-log.js';
+import { retentionLoop } from './retention.js';
 import { Gateway, type ReloadResult } from './gateway.js';
 import { createGatewayServer } from './server.js';
 import { createLogging, type Destination } from './log.js';
@@ -39,8 +42,14 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const { runtime, warnings } = loadRuntime(opts.configDir, opts.env ?? process.env);
   for (const w of warnings) log.warn(formatDiagnostic(w));
   const tracing = await loadTracing(opts.env ?? process.env, log); // the SDK is loaded only when an endpoint is set
-  const store = await openStore(opts.storeUri, { onError: (msg, err) => log.error({ err }, msg) });
-  const gateway = new Gateway(runtime, store, logging, redactor);
+  const env = opts.env ?? process.env;
+  const storeUri = opts.storeUri || env.SWITCHYARD_STORE || defaultStoreUri;
+  // A closed request's idempotency markers outlive any repeat of its close: the longest a request or a task may run, and a margin.
+  const markerTtlMs = { request: runtime.server.request_timeout_ms + 600_000, durable: (runtime.tasks.max_age_s + 86_400) * 1000 };
+  const store = await openStore(storeUri, { onError: (msg, err) => log.error({ err }, msg), markerTtlMs });
+  const logSet = logSettings(env, storeUri);
+  const requestLog = logSet && await openRequestLog(logSet, log);
+  const gateway = new Gateway(runtime, store, logging, redactor, requestLog);
   gateway.tracing = tracing;
   gateway.reload = () => reloadConfig(gateway, opts.configDir, opts.env ?? process.env);
   const server = createGatewayServer(gateway);
@@ -51,13 +60,14 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   gateway.breakers.startSync(() => gateway.runtime.channels.map((c) => c.id));
   const poller = new TaskPoller(gateway);
   const recovery = new BackgroundLoop('recovery sweep', log, () => gateway.runtime.tasks.sweep_interval_ms, () => sweep(gateway));
+  const retention = opts.poller !== false ? retentionLoop(store, log, requestLog && { log: requestLog, settings: logSet! }) : undefined;
   if (opts.poller !== false) {
     poller.start();
     recovery.start();
     gateway.callbacks.start();
   }
   const background = async (waitMs: number) => {
-    await Promise.all([poller.stop(waitMs), recovery.stop(waitMs), gateway.callbacks.stop(waitMs)]);
+    await Promise.all([poller.stop(waitMs), recovery.stop(waitMs), gateway.callbacks.stop(waitMs), retention?.stop(waitMs)]);
     gateway.breakers.stop();
   };
   const port = (server.address() as AddressInfo).port;
@@ -69,7 +79,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       server.close();
       server.closeAllConnections();
       await background(1000);
-      await Promise.all([returnLeases(gateway), tracing?.shutdown(1000)]);
+      await Promise.all([returnLeases(gateway), tracing?.shutdown(1000), requestLog?.close(1000)]);
       await store.close();
       await logging.flush(1000);
     },
@@ -78,7 +88,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       await background(200); // a poll hung on a vendor is abandoned: its lease lets another instance retry it
       await new Promise((r) => setImmediate(r)); // let batched ledger writes of the last requests commit
       // The last spans are exported meanwhile, or given up on: both within the stop's bound (500 ms each at most).
-      await Promise.all([returnLeases(gateway), tracing?.shutdown(500)]);
+      // The request log writes what it can meanwhile; the rest waits in its spool for the next start.
+      await Promise.all([returnLeases(gateway), tracing?.shutdown(500), requestLog?.close(500)]);
       await store.close();
       log.info({ ...result }, 'switchyard stopped');
       await logging.flush(200);

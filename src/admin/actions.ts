@@ -7,6 +7,7 @@ import { createToken, getToken, listTokens, revokeToken, topupToken, updateToken
 import { serveUsage } from './usage-api.js';
 import { serveTasks } from './tasks-api.js';
 import { serveReconciliation } from './reconciliation-api.js';
+import { exportRequests, serveRequest, serveRequests } from './requests-api.js';
 import { serveChannels } from './channels-api.js';
 
 /** POST /admin/reload: this instance loads its config again (others reload on their own file watch or SIGHUP). */
@@ -18,7 +19,7 @@ const reload: AdminPolicy = async (ex) => {
 
 const actions: Record<string, AdminPolicy> = {
   token_create: createToken, token_list: listTokens, token_get: getToken, token_update: updateToken, token_topup: topupToken,
-  token_revoke: revokeToken, usage: serveUsage, tasks: serveTasks, reconciliation: serveReconciliation, channels: serveChannels, reload,
+  token_revoke: revokeToken, usage: serveUsage, tasks: serveTasks, reconciliation: serveReconciliation, requests: serveRequests, request: serveRequest, requests_export: exportRequests, channels: serveChannels, reload,
 };
 
 /** An action that takes no body still reads one a client sent, within the route's bounds (413 past them). */

@@ -1,5 +1,7 @@
 // Managing client tokens: the one code path behind the CLI (`switchyard token …`) and the admin API (/admin/tokens).
 // Inputs are checked here, against the running config's groups and models, so both refuse the same things alike.
+import { topupRecord } from '../request-log/records.js';
+import type { RequestRecord } from '../request-log/log-store.js';
 import type { Runtime } from '../config/runtime.js';
 import type { Store } from '../store/open-store.js';
 import type { TokenChange, TokenRecord, TokenStore } from '../store/token-store.js';
@@ -25,7 +27,9 @@ export type TopupSource = 'cli' | 'admin';
 const maxAmount = 1e15; // far beyond any real balance, and exactly representable
 
 export class TokenAdmin {
-  constructor(private readonly store: Store, private readonly tokens: TokenStore, private readonly runtime: () => Runtime) {}
+  /** `journal` records each topup in the request log (the gateway's writer; the CLI writes its own). */
+  constructor(private readonly store: Store, private readonly tokens: TokenStore, private readonly runtime: () => Runtime,
+    private readonly journal: (r: RequestRecord) => void = () => undefined) {}
 
   async create(input: TokenInput): Promise<{ key: string; token: TokenView }> {
     this.checkGroup(input.group);
@@ -62,7 +66,8 @@ export class TokenAdmin {
   async topup(id: string, amount: number, ref: string, source: TopupSource): Promise<TokenView> {
     const rec = await this.find(id);
     if (!Number.isSafeInteger(amount) || amount < 1 || amount > maxAmount) throw new TokenAdminError(`\`amount\` must be a whole number of units from 1 to ${maxAmount}`, 'amount');
-    await this.store.quota.topup(id, amount, `${source}:${ref}`, { route: source, user: rec.user });
+    // A repeated `ref` moves nothing, so it is not recorded again.
+    if (await this.store.quota.topup(id, amount, `${source}:${ref}`, { route: source, user: rec.user })) this.journal(topupRecord(`${source}:${ref}`, rec, amount, source));
     return this.view(rec);
   }
 

@@ -16,8 +16,8 @@ export function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][nu
 }
 
 const actions: Partial<Record<string, string[]>> = {
-  admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke', 'usage', 'tasks', 'reconciliation', 'channels', 'reload'],
-  billing: ['subscription', 'usage'],
+  admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke', 'usage', 'tasks', 'reconciliation', 'requests', 'request', 'requests_export', 'channels', 'reload'],
+  billing: ['subscription', 'usage', 'requests', 'request'],
 };
 
 /** The admin and billing policies name an action of theirs; the admin API takes the operator's key and nothing else. */

@@ -28,6 +28,7 @@ export const catalog = {
   task_failed: { status: 400, type: 'platform_api_error', message: 'The upstream refused the task' },
   request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request was not received in time' },
   server_busy: { status: 503, type: 'platform_api_error', message: 'The gateway is at capacity; retry shortly' },
+  request_log_unavailable: { status: 503, type: 'platform_api_error', message: 'The request log database is unavailable; retry shortly' },
   shutting_down: { status: 503, type: 'platform_api_error', message: 'The gateway is shutting down; retry on another instance' },
   internal_error: { status: 500, type: 'platform_api_error', message: 'Internal gateway error' },
 } satisfies Record<string, CatalogEntry>;

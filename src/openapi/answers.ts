@@ -25,7 +25,11 @@ export async function answersOf(route: CompiledRoute, components: SchemaComponen
     case 'stored': return ok(json(object(route.method === 'DELETE' ? 'The id, its object type and `deleted: true`.' : 'The kept answer, as the client first got it.')));
     case 'count_tokens': return ok(json(await countAnswer(route)));
     case 'metrics': return ok({ 'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition.' } } });
-    case 'admin': return [{ status: route.action === 'token_create' ? '201' : '200', description: 'Success.', content: json(object(`The ${route.action} answer.`)) }];
+    case 'admin':
+      if (route.action === 'requests' || route.action === 'request') return ok(json(recordList(components)));
+      if (route.action === 'requests_export') return ok({ 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string', description: 'One request record a line.' } } });
+      return [{ status: route.action === 'token_create' ? '201' : '200', description: 'Success.', content: json(object(`The ${route.action} answer.`)) }];
+    case 'billing': return ok(json(route.action === 'requests' || route.action === 'request' ? recordList(components) : object(`The ${route.action} answer.`)));
     case 'openapi': return ok(json(object('This document.')));
     case 'console': return route.path.includes('{asset}')
       ? [...ok({ 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } }, 'One of the console\'s files (its script, its styles, the chart library).'),
@@ -38,6 +42,12 @@ export async function answersOf(route: CompiledRoute, components: SchemaComponen
     default: return ok(json(object(`The ${route.policy} answer.`)));
   }
 }
+
+/** Request log records, a page of them (`next_cursor` for the next) or one request's. */
+const recordList = (components: SchemaComponents): Schema => ({
+  type: 'object',
+  properties: { object: { const: 'list' }, data: { type: 'array', items: components.ref('request-record.response.json') }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } },
+});
 
 function taskAnswers(task: CompiledTaskRoute, components: SchemaComponents): Answer[] {
   // A route's own `answer` is the family's format; without one, the video object.

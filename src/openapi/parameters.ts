@@ -13,6 +13,18 @@ const limit = (def: number, max: number) => query('limit', `How many items a pag
 const after = (what: string) => query('after', `The id of the last ${what} of the previous page; the page starts after it.`);
 const instant = (name: string, what: string) => query(name, `${what}: unix seconds, or an ISO 8601 date (UTC midnight) or time.`);
 
+/** A request log search's parameters (src/request-log/log-query.ts), with its page size. */
+function logSearch(def: number, max: number): Parameter[] {
+  return [
+    instant('from', 'Records that ended from (default: a day before `to`; at most 400 days)'), instant('to', 'Records that ended before (default: now)'),
+    ...['token', 'user', 'model', 'channel', 'route', 'error_code'].map((f) => query(f, `Only records of this ${f.replace('_', ' ')}.`)),
+    query('id', 'One request\'s, task\'s or topup\'s records.'), query('request_id', 'The same as `id`.'),
+    query('status', 'Only records of this HTTP status.', { type: 'integer', minimum: 100, maximum: 599 }),
+    query('kind', 'Only requests, tasks or topups.', { type: 'string', enum: ['request', 'task', 'topup'] }),
+    limit(def, max), query('cursor', 'The `next_cursor` of the previous page.'),
+  ];
+}
+
 /** By `policy:action`: the query parameters each local answer reads. */
 export const queryParameters: Record<string, QuerySet> = {
   'task:page': { source: 'src/policies/task-page.ts', parameters: [
@@ -34,6 +46,12 @@ export const queryParameters: Record<string, QuerySet> = {
     query('min_difference', 'The smallest difference listed, in units (default 1).', { type: 'integer', minimum: 0, default: 1 }),
     limit(50, 100), after('task'),
   ] },
+  'admin:requests': { source: 'src/request-log/log-query.ts', parameters: logSearch(100, 1000) },
+  'admin:requests_export': { source: 'src/admin/requests-api.ts', parameters: [
+    query('format', 'CSV, or JSON Lines (one record a line).', { type: 'string', enum: ['csv', 'jsonl'], default: 'jsonl' }),
+    ...logSearch(1000, 1000).filter((p) => p.name !== 'limit' && p.name !== 'cursor'),
+  ] },
+  'billing:requests': { source: 'src/request-log/log-query.ts', parameters: logSearch(20, 100).filter((p) => p.name !== 'token' && p.name !== 'user') },
   'admin:usage': { source: 'src/admin/usage-api.ts', parameters: [
     query('token', 'Only this token id.'), query('user', 'Only tokens of this user.'),
     instant('from', 'Start of the range (default: 30 days before `to`; at most 400 days)'), instant('to', 'End of the range, exclusive (default: now)'),
@@ -45,6 +63,8 @@ export const queryParameters: Record<string, QuerySet> = {
   ] },
 };
 
+const requestId = 'A request id (`req_…`, the `x-request-id` header), a task id or a topup\'s reference.';
+
 const pathWords: Record<string, string> = {
   task: 'The id of one of the caller\'s tasks (`task_…`); another user\'s is not found.',
   stored: 'The id of one of the caller\'s kept answers.',
@@ -55,7 +75,7 @@ const pathWords: Record<string, string> = {
 export function parametersOf(route: CompiledRoute): Parameter[] {
   const path = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]): Parameter => ({
     name, in: 'path', required: true, schema: { type: 'string' },
-    description: (name === 'id' && pathWords[route.policy]) || `The \`${name}\` segment of the path.`,
+    description: (name === 'id' && (route.action === 'request' ? requestId : pathWords[route.policy])) || `The \`${name}\` segment of the path.`,
   }));
   const own = queryParameters[`${route.policy}:${route.task?.action ?? route.action}`]?.parameters ?? [];
   return [...path, ...own, ...modelQuery(route), ...headers(route)];

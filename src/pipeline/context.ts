@@ -49,6 +49,10 @@ export interface RequestContext {
   upstreamMs: number;
   /** Gateway time before the response head, as sent in `x-switchyard-added-ms`. */
   addedMs?: number;
+  /** From arrival to the response head (ms), where an answer's head carried `x-switchyard-added-ms`. */
+  firstByteMs?: number;
+  /** What the request is priced per besides tokens (seconds of media, images, calls), as its reservation recorded. */
+  units?: number;
   /**
    * Aborts when the request must stop: the client went away (reason `client_gone`) or a stop's deadline cut it
    * (`shutdown`). Every await on the client or an upstream listens to it, so none outlives its request.
@@ -80,7 +84,7 @@ export function newContext(method: string, url: string): RequestContext {
   return {
     id: newRequestId(), started: performance.now(), method, url, route: undefined, params: {}, token: undefined, model: undefined,
     channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, charged: undefined,
-    uncharged: undefined, charge: undefined, errorCode: undefined, clamped: undefined, reason: undefined, dropped: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, abort: new Abort(), cleanup: [],
+    uncharged: undefined, charge: undefined, errorCode: undefined, clamped: undefined, reason: undefined, dropped: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, firstByteMs: undefined, units: undefined, abort: new Abort(), cleanup: [],
     logStatus: undefined, slot: -1, trace: undefined, responseModel: undefined,
   };
 }
@@ -93,6 +97,7 @@ export function answerModel(answer: unknown): string | undefined {
 
 /** The gateway's own share of the time so far: the `x-switchyard-added-ms` header and the metric. */
 export function addedMs(ctx: RequestContext): number {
-  ctx.addedMs = Math.max(0, performance.now() - ctx.started - ctx.upstreamMs);
+  ctx.firstByteMs = performance.now() - ctx.started;
+  ctx.addedMs = Math.max(0, ctx.firstByteMs - ctx.upstreamMs);
   return ctx.addedMs;
 }

@@ -3,13 +3,17 @@
 // channels.yaml `billing.units_per_usd`.
 //   subscription: the token's limit (what it has spent plus what is left) and when it expires;
 //   usage: what it spent from `start_date` to `end_date` (YYYY-MM-DD, end exclusive, at most 100 days; default the
-//   current month), `total_usage` in cents, with the cost of each day by model.
+//   current month), `total_usage` in cents, with the cost of each day by model;
+//   requests, request: its own records of the request log (src/request-log/), searched as operators search them.
 import { sendJson } from '../http/send-json.js';
 import { queryOf } from '../pipeline/match-route.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { readRange } from '../admin/time-range.js';
 import { hourMs } from '../store/usage.js';
 import type { LocalPolicy } from './policy.js';
+import { GatewayError } from '../http/errors.js';
+import { logOf, recordsOf, searchPage } from '../admin/requests-api.js';
+import { readLogQuery } from '../request-log/log-query.js';
 
 const usd = (units: number, perUsd: number) => Math.round((units / perUsd) * 1e6) / 1e6;
 
@@ -46,4 +50,16 @@ async function usage(ex: Exchange, c: Caller): Promise<void> {
   });
 }
 
-export const billingActions: Record<string, LocalPolicy> = { subscription, usage };
+/** The token's own requests (GET /v1/requests): a search of the request log narrowed to its records. */
+async function requests(ex: Exchange, c: Caller): Promise<void> {
+  const q = queryOf(ex.ctx.url);
+  if ('token' in q || 'user' in q) throw new GatewayError('invalid_request', 'A token sees its own requests only: `token` and `user` are not filters here');
+  sendJson(ex.res, 200, await searchPage(logOf(ex), { ...readLogQuery(q, { defaultLimit: 20, maxLimit: 100 }), token: c.token.id }));
+}
+
+/** One of the token's own records (GET /v1/requests/{id}); another token's is not found. */
+async function request(ex: Exchange, c: Caller): Promise<void> {
+  sendJson(ex.res, 200, { object: 'list', data: await recordsOf(logOf(ex), c.params.id, c.token.id) });
+}
+
+export const billingActions: Record<string, LocalPolicy> = { subscription, usage, requests, request };

@@ -2,6 +2,7 @@
 import type { Gateway } from '../gateway.js';
 import type { UnifiedStatus } from '../config/runtime.js';
 import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
+import { taskRecord } from '../request-log/records.js';
 import type { Usage } from '../pipeline/context.js';
 import { chargeOf } from '../billing/price.js';
 import { classTags, tokenClasses } from '../billing/token-classes.js';
@@ -50,17 +51,19 @@ async function finalize(g: Gateway, t: TaskRecord, update: TaskUpdate | undefine
     t.quota = { ...t.quota, state: 'refunded', charged: 0 };
   }
   g.log.info({ task_id: t.id, status: t.status, token_id: t.owner.token, model: t.model, channel: t.channel, charged: t.quota.charged, error: t.error?.code }, 'task finished');
+  g.requestLog?.add(taskRecord(t));
 }
 
 /** What a completed task is charged, its lines, and the vendor's own figure converted to units. */
 function taskCharge(t: TaskRecord, update: TaskUpdate | undefined) {
   const q = t.quota;
   const usage = update?.usage;
-  const c = q.price && usage ? chargeOf(q.price, usage, { units: q.units ?? 1, seconds: q.seconds }) : undefined;
+  // Without usage the lines are those of what was asked: the reservation, line by line.
+  const c = q.price ? chargeOf(q.price, usage, { units: q.units ?? 1, seconds: q.seconds }) : undefined;
   const vendor = update?.vendorCharge !== undefined && q.vendor_unit ? Math.round(update.vendorCharge * q.vendor_unit) : undefined;
   const tokens = usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, ...classTags(tokenClasses(usage)) } : {};
   return {
-    actual: c ? c.total : q.reserved,
+    actual: c && usage ? c.total : q.reserved,
     tags: { channel: t.channel, ...tokens, ...(vendor !== undefined && { vendor_charged: vendor }) },
     kept: { ...(c && { lines: c.lines }), ...(usage && { usage }), ...(vendor !== undefined && { vendor_charged: vendor, vendor_charge: update!.vendorCharge }) },
   };

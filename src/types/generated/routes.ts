@@ -192,7 +192,7 @@ export interface Route {
    */
   answer?: string;
   /**
-   * What a route of policy `admin` or `billing` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `usage`, `tasks`, `channels`, `reload`; billing: `subscription`, `usage`.
+   * What a route of policy `admin` or `billing` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `usage`, `tasks`, `reconciliation`, `requests`, `request`, `requests_export`, `channels`, `reload`; billing: `subscription`, `usage`, `requests` and `request` (the token's own records of the request log).
    */
   action?:
     | 'token_create'
@@ -204,6 +204,9 @@ export interface Route {
     | 'usage'
     | 'tasks'
     | 'reconciliation'
+    | 'requests'
+    | 'request'
+    | 'requests_export'
     | 'channels'
     | 'reload'
     | 'subscription';
