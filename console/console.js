@@ -92,7 +92,7 @@ function signOut(message = '') {
 }
 
 async function refreshAll() {
-  await Promise.all([loadTokens(), loadUsage(), loadTasks(), loadChannels()]);
+  await Promise.all([loadTokens(), loadUsage(), loadRequests(), loadTasks(), loadChannels()]);
 }
 
 // ---- Tokens -------------------------------------------------------------------------------------------------------
@@ -219,6 +219,66 @@ function drawChart(rows, days, from, measure) {
   chart = new uPlot(opts, [xs, ...series], box);
 }
 
+// ---- Request log ----------------------------------------------------------------------------------------------------
+
+let requestsCursor = null;
+
+function requestsQuery() {
+  const f = new FormData($('#requests-form'));
+  const q = new URLSearchParams({ from: String(Math.floor(Date.now() / 1000) - Number(f.get('hours')) * 3600) });
+  for (const name of ['id', 'token', 'user', 'model', 'channel', 'route', 'status', 'error_code']) {
+    const v = String(f.get(name) ?? '').trim();
+    if (v) q.set(name, v);
+  }
+  return q;
+}
+
+async function loadRequests(more = false) {
+  const q = requestsQuery();
+  q.set('limit', '50');
+  if (more && requestsCursor) q.set('cursor', requestsCursor);
+  const page = await attempt('Request log', () => api('GET', `/admin/requests?${q}`));
+  if (!page) return;
+  const rows = page.data.map(requestRow);
+  if (more) $('#requests-table tbody').append(...rows); else fill($('#requests-table tbody'), rows);
+  requestsCursor = page.next_cursor;
+  $('#requests-more').hidden = !page.has_more;
+}
+
+function requestRow(r) {
+  const tr = document.createElement('tr');
+  const u = r.usage ?? {};
+  const id = cell(r.id, 'mono link');
+  id.tabIndex = 0;
+  id.addEventListener('click', () => showRequest(r.id));
+  tr.append(cell(new Date(r.at).toISOString().replace('T', ' ').slice(0, 19)), id, cell(r.token ?? '–', 'mono'), cell(r.model ?? '–'),
+    cell(r.channel ?? '–'), cell(r.status ?? r.outcome ?? '–', 'num'), cell(r.error_code ?? ''), cell(num(u.prompt_tokens ?? 0), 'num'),
+    cell(num(u.cached_tokens ?? 0), 'num'), cell(num(u.completion_tokens ?? 0), 'num'), cell(num(r.charged ?? 0), 'num'),
+    cell(r.latency_ms ?? '–', 'num'), cell(r.first_byte_ms ?? '–', 'num'));
+  return tr;
+}
+
+/** One request's whole record(s), as JSON text (never markup). */
+async function showRequest(id) {
+  const one = await attempt('Request', () => api('GET', `/admin/requests/${encodeURIComponent(id)}`));
+  if (!one) return;
+  $('#request-detail').textContent = JSON.stringify(one.data, null, 2);
+  $('#request-detail').hidden = false;
+}
+
+/** The search's records as a CSV file, fetched with the key (a link could not carry it). */
+async function exportRequests() {
+  const q = requestsQuery();
+  q.set('format', 'csv');
+  const res = await fetch(`/admin/requests/export?${q}`, { headers: { authorization: `Bearer ${sessionStorage.getItem(keySlot)}` } });
+  if (!res.ok) { notice(`Export: ${res.status}`, true); return; }
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(await res.blob());
+  a.download = 'requests.csv';
+  a.click();
+  URL.revokeObjectURL(a.href);
+}
+
 // ---- Tasks and channels -------------------------------------------------------------------------------------------
 
 async function loadTasks() {
@@ -268,6 +328,9 @@ $('#channels-refresh').addEventListener('click', loadChannels);
 $('#create-token').addEventListener('submit', createToken);
 $('#usage-form').addEventListener('submit', (e) => { e.preventDefault(); loadUsage(); });
 $('#tasks-form').addEventListener('submit', (e) => { e.preventDefault(); loadTasks(); });
+$('#requests-form').addEventListener('submit', (e) => { e.preventDefault(); loadRequests(); });
+$('#requests-more').addEventListener('click', () => loadRequests(true));
+$('#requests-csv').addEventListener('click', exportRequests);
 $('#new-key-hide').addEventListener('click', () => { $('#new-key').hidden = true; $('#new-key-value').textContent = ''; });
 $('#new-key-copy').addEventListener('click', () => navigator.clipboard?.writeText($('#new-key-value').textContent));
 

@@ -117,6 +117,20 @@ test('an operator signs in, creates a token, sees its request in the chart and t
   await page.locator(`#tokens-table tbody tr[data-id="${id}"] td.balance`, { hasText: balance.toLocaleString('en-US') }).waitFor();
   assert.ok(balance > 50_000 - charged - 300 && balance < 51_000);
 
+  // The request log: the chat request by this token, found by token, its whole record by a click on its id.
+  const requestId = chat.headers.get('x-request-id')!;
+  await page.fill('#requests-form input[name=token]', id);
+  await until(page, async () => {
+    await page.click('#requests-form button[type=submit]');
+    return (await page.locator('#requests-table tbody tr', { hasText: requestId }).count()) === 1;
+  });
+  const logged = page.locator('#requests-table tbody tr', { hasText: requestId });
+  assert.equal(await logged.locator('td:nth-child(4)').textContent(), 'gpt-4o-mini');
+  assert.equal(await logged.locator('td:nth-child(6)').textContent(), '200');
+  await logged.locator('td:nth-child(2)').click();
+  await page.locator('#request-detail', { hasText: '"charge_lines"' }).waitFor();
+  await page.locator('#requests').screenshot({ path: join(shots, 'requests.png') });
+
   // Tasks and channels.
   await page.fill('#tasks-form input[name=token]', id);
   await page.click('#tasks-form button[type=submit]');
