@@ -179,7 +179,9 @@ export async function startRig(o: RigOptions): Promise<Rig> {
     const extraGateway = async (name: string, env: NodeJS.ProcessEnv, pinned = false) => {
       const port = await freePort();
       // Children inherit this process's affinity (the client core), so "unpinned" must say every CPU explicitly.
-      const child = startNode(name, ['dist/src/main.js'], { ...gwEnv, ...env, PORT: String(port), SWITCHYARD_LOG_FILE: join(tmp, `${name}.log`) },
+      // Its own request log in the temp dir (a store that is not SQLite would put it in the checkout's data/).
+      const logStore = { SWITCHYARD_LOG_STORE: `sqlite://${join(tmp, `${name}.log.sqlite`)}` };
+      const child = startNode(name, ['dist/src/main.js'], { ...gwEnv, ...logStore, ...env, PORT: String(port), SWITCHYARD_LOG_FILE: join(tmp, `${name}.log`) },
         o.pin ? (pinned ? GATEWAY_CPU : `0-${cpus().length - 1}`) : undefined, o.root, o.onCrash, o.verbose);
       started.push(child);
       const url = `http://127.0.0.1:${port}`;

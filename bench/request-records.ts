@@ -1,6 +1,6 @@
 // A month of a busy gateway's request log, made up deterministically for the request-log bench: records in time order
 // over the 30 days before today (more by day than by night), 200 tokens of 50 users (a few tokens send most requests),
-// a dozen models and channels, 3 % tasks (a submit and the task's end under one id), a few topups, 2 % errors.
+// a dozen models and channels, 3 % tasks (a submit naming its task, and the task's end), a few topups, 2 % errors.
 import type { RequestRecord } from '../src/request-log/log-store.js';
 
 export const days = 30;
@@ -58,10 +58,10 @@ function recordsAt(i: number, at: number, rnd: () => number): RequestRecord[] {
   const failed = rnd() < 0.02 ? errors[Math.floor(rnd() * errors.length)] : undefined;
   const request = requestAt(i, at, rnd, { ...tags, model: models[m], channel: channels[(m + (rnd() < 0.2 ? 1 : 0)) % channels.length] }, failed);
   if (i % 33 !== 0 || failed) return [request];
-  // A task: its submit's request under the task id, and the task's end a minute or two later under the same id.
-  const id = `task_${i.toString(36).padStart(32, 'x')}`;
-  const done: RequestRecord = { ...request, id, kind: 'task', at: at + 60_000 + Math.floor(rnd() * 60_000), started_at: at, outcome: 'completed', units: 8 };
-  return [{ ...request, id, route: 'video_create', path: '/v1/videos', outcome: 'queued' }, done];
+  // A task: its submit's request naming the task, and the task's end a minute or two later under the task's id.
+  const task = `task_${i.toString(36).padStart(32, 'x')}`;
+  const done: RequestRecord = { ...request, id: task, kind: 'task', at: at + 60_000 + Math.floor(rnd() * 60_000), started_at: at, outcome: 'completed', units: 8 };
+  return [{ ...request, task, route: 'video_create', path: '/v1/videos', outcome: 'queued' }, done];
 }
 
 type Tags = Pick<RequestRecord, 'token' | 'user' | 'group' | 'model' | 'channel'>;

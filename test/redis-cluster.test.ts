@@ -79,7 +79,7 @@ multiInstanceTests('two instances on a Redis Cluster', skip, async () => {
 test(`redis-cluster: money is conserved through random requests, failures, aborts and kill -9 (${runs} runs, seed ${seed})`, { skip, timeout: 300_000 }, async () => {
   const figures: RunFigures[] = [];
   const fresh = async () => { await cluster!.flush(); return cluster!.uri; };
-  await fc.assert(conservationProperty(fresh, () => sim!.url, (f) => figures.push(f)), { numRuns: runs, seed, endOnFailure: true, includeErrorInReport: true });
+  await fc.assert(conservationProperty(fresh, () => sim!.url, { report: (f) => figures.push(f) }), { numRuns: runs, seed, endOnFailure: true, includeErrorInReport: true });
   for (const f of figures) {
     console.log(`conservation (redis-cluster): ${f.actions} actions, ${f.kills} kill -9, ${f.requests} reservations; ` +
       f.accounts.map((a) => `balance ${a.balance} = topups ${a.topups} − charges ${a.charges}`).join('; '));

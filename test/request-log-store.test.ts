@@ -13,7 +13,7 @@ import type { LogQuery, LogStore, RequestRecord } from '../src/request-log/log-s
 import { SqliteLogStore } from '../src/request-log/sqlite-log.js';
 import { PostgresLogStore } from '../src/request-log/postgres-log.js';
 import { openLogStore } from '../src/request-log/open-log-store.js';
-import { postgresSkip, startPostgres, type PostgresServer } from './helpers/postgres.js';
+import { freshDatabase, postgresSkip, startPostgres, type PostgresServer } from './helpers/postgres.js';
 
 const skip = postgresSkip('the PostgreSQL request log tests');
 let server: PostgresServer | undefined;
@@ -45,9 +45,7 @@ function postgresMaker(): LogMaker & { uri(): string } {
   let uri = '';
   return {
     async fresh() {
-      const name = `log_${++databases}`;
-      await sql(server!.uri, `CREATE DATABASE ${name}`);
-      uri = server!.uri.replace(/\/switchyard$/, `/${name}`);
+      uri = await freshDatabase(server!, `log_${++databases}`);
       return PostgresLogStore.open(uri);
     },
     again: () => PostgresLogStore.open(uri),
@@ -73,7 +71,7 @@ const full: RequestRecord = {
   attempts: [{ channel: 'azure', status: 502, error: 'upstream "bad" gateway, {x}', ms: 41.5 }, { channel: 'openai', status: 200, ms: 770 }],
   status: 200, error_code: 'none_really', outcome: 'done', reason: 'retried once — 日本語 \n tab\t',
   usage: { prompt_tokens: 1200, completion_tokens: 300, cached_tokens: 1000, cache_write_tokens: 5, reasoning_tokens: 64, audio_tokens: 1, image_tokens: 2, seconds: 2.5 },
-  usage_estimated: false, units: 1.5, reserved: 4000, charged: 1234, uncharged: 7, vendor_charged: 1230,
+  usage_estimated: false, units: 1.5, task: 'task_full', reserved: 4000, charged: 1234, uncharged: 7, vendor_charged: 1230,
   charge_lines: [['prompt', 200, 2.5, 500], ['cached', 1000, 1.25, 1250]], tier: 200_000, price: { quality: 'hd', n: 2, stream: true },
   latency_ms: 812.25, first_byte_ms: 95.5, client: '203.0.113.9',
 };
@@ -125,6 +123,7 @@ function logContract(name: string, make: LogMaker, opts: { skip?: string | false
       assert.ok(validate(got), JSON.stringify(validate.errors));
     }
     assert.deepEqual(await log.search(all), [bare, sparse, full]);
+    assert.deepEqual(await log.get('task_full'), [full], 'a submit is found by its task\'s id');
     // A NUL, which PostgreSQL's text cannot hold, in a client's model name: written, as U+FFFD, never a refused batch.
     await log.insert([{ id: 'req_nul', kind: 'request', at: t0, model: 'gpt\0x', reason: 'a\0b' }]);
     assert.deepEqual(await log.get('req_nul'), [{ id: 'req_nul', kind: 'request', at: t0, model: 'gpt\uFFFDx', reason: 'a\0b' }]);

@@ -113,11 +113,18 @@ test('a task is a record when it ends (its submit is a request of its own); a to
   const sub = await fetch(`${stack.url}/v1/video/generations`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sora-2', prompt: 'a fox [sim polls=1]', seconds: '4' }) });
   const task = (await sub.json()).id as string;
   assert.equal((await waitFinal(stack, key, `/v1/videos/${task}`)).status, 'completed');
-  const [rec] = await recordsOf(task);
+  // The task's id finds both: the task's record and its submit's (newest first).
+  const [rec, submit] = await recordsOf(task, 2);
   assert.deepEqual([rec.kind, rec.token, rec.model, rec.outcome, rec.charged, rec.reserved, rec.units], ['task', token, 'sora-2', 'completed', 400, 400, 4]);
   assert.deepEqual(rec.charge_lines, [['second', 4, 100, 400]]);
-  const submit = await recordsOf(sub.headers.get('x-request-id')!);
-  assert.deepEqual([submit[0].kind, submit[0].reserved, submit[0].charged], ['request', 400, null]);
+  assert.deepEqual([submit.id, submit.kind, submit.task, submit.reserved, submit.charged], [sub.headers.get('x-request-id'), 'request', task, 400, null]);
+  assert.deepEqual((await recordsOf(submit.id)).map((r) => r.kind), ['request']);
+  // A submit its vendor refused made no task, but its reservation's id finds it.
+  const refused = await fetch(`${stack.url}/v1/video/generations`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sora-2', prompt: 'no [sim submit_status=400]', seconds: '4' }) });
+  assert.equal(refused.status, 400);
+  const [no] = await recordsOf(refused.headers.get('x-request-id')!);
+  assert.match(no.task ?? '', /^task_/);
+  assert.deepEqual((await recordsOf(no.task!)).map((r) => [r.id, r.status, r.reserved, r.charged]), [[no.id, 400, 400, 0]]);
   const top = await fetch(`${stack.url}/admin/tokens/${token}/topup`, { method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json', 'idempotency-key': 'invoice-7' }, body: JSON.stringify({ amount: 500 }) });
   assert.equal(top.status, 200);
   const [topup] = await recordsOf(`admin:idem:${token}:invoice-7`);

@@ -31,6 +31,7 @@ export async function reserve(ex: Exchange, p: Priced, scope: 'request' | 'durab
     throw new GatewayError('insufficient_user_quota', `Insufficient quota: this request may cost up to ${hold.amount}, balance is ${balance ?? 0}`);
   }
   ctx.reserved = hold.amount;
+  if (hold.durable) ctx.task = hold.id;
   if (tags.units) ctx.units = tags.units;
   return hold;
 }

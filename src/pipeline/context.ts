@@ -32,6 +32,8 @@ export interface RequestContext {
   usage?: Usage;
   usageEstimated?: boolean;
   reserved?: number;
+  /** The task a submit reserved for (its id), accepted by the vendor or not. */
+  task?: string;
   charged?: number;
   /** Usage beyond the reservation that was not charged (the charge is capped at the reservation). */
   uncharged?: number;
@@ -83,7 +85,7 @@ export function newRequestId(): string {
 export function newContext(method: string, url: string): RequestContext {
   return {
     id: newRequestId(), started: performance.now(), method, url, route: undefined, params: {}, token: undefined, model: undefined,
-    channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, charged: undefined,
+    channel: undefined, attempts: [], usage: undefined, usageEstimated: undefined, reserved: undefined, task: undefined, charged: undefined,
     uncharged: undefined, charge: undefined, errorCode: undefined, clamped: undefined, reason: undefined, dropped: undefined, outcome: undefined, upstreamMs: 0, addedMs: undefined, firstByteMs: undefined, units: undefined, abort: new Abort(), cleanup: [],
     logStatus: undefined, slot: -1, trace: undefined, responseModel: undefined,
   };

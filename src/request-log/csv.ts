@@ -4,7 +4,7 @@ import type { RequestRecord } from './log-store.js';
 
 const columns: (keyof RequestRecord)[] = [
   'id', 'kind', 'at', 'started_at', 'token', 'user', 'group', 'route', 'method', 'path', 'model', 'served_model', 'channel',
-  'attempts', 'status', 'error_code', 'outcome', 'reason', 'usage', 'usage_estimated', 'units', 'reserved', 'charged',
+  'attempts', 'status', 'error_code', 'outcome', 'reason', 'usage', 'usage_estimated', 'units', 'task', 'reserved', 'charged',
   'uncharged', 'vendor_charged', 'charge_lines', 'tier', 'price', 'latency_ms', 'first_byte_ms', 'client',
 ];
 

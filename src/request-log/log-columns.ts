@@ -3,7 +3,7 @@
 import type { LogQuery, RequestRecord } from './log-store.js';
 
 /** The optional fields kept as columns, after id, kind and at (`group` before any filter names it: a column added later is a migration). */
-const fieldColumns = ['token', 'user', 'group', 'route', 'model', 'channel', 'status', 'error_code'] as const;
+const fieldColumns = ['token', 'user', 'group', 'route', 'model', 'channel', 'status', 'error_code', 'task'] as const;
 /** Every column a row has, in the order `rowOf` gives their values; `rest` is the JSON of every other field. */
 export const logColumns = ['id', 'kind', 'at', ...fieldColumns, 'rest'] as const;
 /** A column name as SQL takes it (`user` and `group` are keywords). */
@@ -30,7 +30,7 @@ export function rowOf(r: RequestRecord): unknown[] {
   const fields = r as unknown as Record<string, unknown>;
   for (const k in fields) if (!inColumns.has(k) || fields[k] === null) rest[k] = fields[k];
   return [text(r.id), r.kind, r.at, text(r.token), text(r.user), text(r.group), text(r.route), text(r.model),
-    text(r.channel), r.status ?? null, text(r.error_code), JSON.stringify(rest)];
+    text(r.channel), r.status ?? null, text(r.error_code), text(r.task), JSON.stringify(rest)];
 }
 
 export type LogRow = Record<(typeof logColumns)[number], unknown>;

@@ -38,7 +38,7 @@ export interface LogStore {
   insert(records: RequestRecord[]): Promise<void>;
   /** Newest first (at desc, then id desc, then kind desc), at most `limit`. */
   search(q: LogQuery): Promise<RequestRecord[]>;
-  /** Every record with this id (a task id has its submit's request record and its task record). */
+  /** Every record with this id, and a task's submit (whose `task` it is): a task id has its submit's request record and its task record. */
   get(id: string): Promise<RequestRecord[]>;
   /**
    * Drops records that finished before `before` (ms), or, where the store drops whole days (PostgreSQL's

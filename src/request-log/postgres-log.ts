@@ -31,7 +31,7 @@ const partitionDay = (name: string) => {
 // "C" collation: ids order bytewise, as in SQLite, whatever the database's locale (and compare faster).
 const columns = `id text COLLATE "C" NOT NULL, kind text COLLATE "C" NOT NULL, at bigint NOT NULL, token text COLLATE "C",
   "user" text COLLATE "C", "group" text COLLATE "C", route text COLLATE "C", model text COLLATE "C", channel text COLLATE "C",
-  status integer, error_code text COLLATE "C", rest text NOT NULL, PRIMARY KEY (at, id, kind)`;
+  status integer, error_code text COLLATE "C", task text COLLATE "C", rest text NOT NULL, PRIMARY KEY (at, id, kind)`;
 
 // The same indexes as SQLite's (sqlite-log.ts says why), declared once on the parent: every partition gets them.
 // The primary key must hold the partition key, so a record is unique by (at, id, kind): a retried record has its `at`.
@@ -45,6 +45,7 @@ const schema = `
   CREATE INDEX IF NOT EXISTS request_log_route ON request_log (route, at);
   CREATE INDEX IF NOT EXISTS request_log_status ON request_log (status, at);
   CREATE INDEX IF NOT EXISTS request_log_error_code ON request_log (error_code, at) WHERE error_code IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS request_log_task ON request_log (task) WHERE task IS NOT NULL;
   CREATE TABLE IF NOT EXISTS request_log_default PARTITION OF request_log DEFAULT;`;
 
 /** Serializes schema changes across instances (two creating one day's partition at once). */
@@ -52,7 +53,7 @@ const ddlLock = 0x5357_4c47; // "SWLG"
 /** How long a schema change waits for a lock before giving up until the next pass: queries queue behind it meanwhile. */
 const ddlLockTimeout = "SET LOCAL lock_timeout = '1s'";
 
-/** Records one INSERT carries at most: a statement takes 65,535 parameters, and a record is 12. */
+/** Records one INSERT carries at most: a statement takes 65,535 parameters, and a record is 13. */
 const rowsPerStatement = 5000;
 
 // bigint (`at`) as a number, not a string: milliseconds fit a double exactly.
@@ -101,7 +102,7 @@ export class PostgresLogStore implements LogStore {
   }
 
   async get(id: string): Promise<RequestRecord[]> {
-    const { rows } = await this.pool.query<LogRow>(`SELECT ${columnList} FROM request_log WHERE id = $1 ${newestFirst}`, [id]);
+    const { rows } = await this.pool.query<LogRow>(`SELECT ${columnList} FROM request_log WHERE id = $1 OR task = $1 ${newestFirst}`, [id]);
     return rows.map(recordOf);
   }
 

@@ -22,17 +22,19 @@ export function requestRecord(ctx: RequestContext, res: ServerResponse): Request
     status: ctx.logStatus ?? res.statusCode, error_code: ctx.errorCode ?? null, outcome: ctx.outcome ?? null,
     reason: ctx.reason === undefined ? null : bounded(ctx.reason, 512),
     usage: ctx.usage ? usageSummary(ctx.usage, ctx.charge?.classes) : null, usage_estimated: ctx.usageEstimated ?? null,
-    units: ctx.units ?? null, reserved: ctx.reserved ?? null, charged: ctx.charged ?? null, uncharged: ctx.uncharged ?? null,
+    units: ctx.units ?? null, task: ctx.task ?? null, reserved: ctx.reserved ?? null, charged: ctx.charged ?? null, uncharged: ctx.uncharged ?? null,
     vendor_charged: null, ...chargeOf(ctx.charge),
     latency_ms: round(latency), first_byte_ms: ctx.firstByteMs === undefined ? null : round(ctx.firstByteMs),
     client: res.req?.socket?.remoteAddress ?? null,
   };
 }
 
-/** A task that ended: from its submit to its end, with what it was charged and what its vendor said it charged. */
-export function taskRecord(t: TaskRecord): RequestRecord {
+/**
+ * A task that ends now: from its submit to its end, with what it was charged and what its vendor said it charged. Its
+ * time is now in milliseconds (the task's own times are whole seconds: its end would sort before its submit).
+ */
+export function taskRecord(t: TaskRecord, end = Date.now()): RequestRecord {
   const q = t.quota;
-  const end = (t.completed_at ?? t.updated_at) * 1000;
   const charge = q.price && q.lines ? { total: q.charged ?? 0, lines: q.lines, chose: q.price.chose } : undefined;
   return {
     id: t.id, kind: 'task', at: end, started_at: t.created_at * 1000,
@@ -40,7 +42,7 @@ export function taskRecord(t: TaskRecord): RequestRecord {
     model: t.model, served_model: t.upstream_model, channel: t.channel, attempts: [],
     status: t.status === 'completed' ? 200 : null, error_code: t.error?.code ?? null, outcome: t.status, reason: null,
     usage: q.usage ? usageSummary(q.usage) : null, usage_estimated: null, units: q.seconds ?? q.units ?? null,
-    reserved: q.reserved, charged: q.charged ?? 0, uncharged: null, vendor_charged: q.vendor_charged ?? null, ...chargeOf(charge),
+    task: null, reserved: q.reserved, charged: q.charged ?? 0, uncharged: null, vendor_charged: q.vendor_charged ?? null, ...chargeOf(charge),
     latency_ms: end - t.created_at * 1000, first_byte_ms: null, client: null,
   };
 }
@@ -50,7 +52,7 @@ export function topupRecord(ref: string, token: { id: string; user: string; grou
   return {
     id: ref, kind: 'topup', at: Date.now(), started_at: null, token: token.id, user: token.user, group: token.group, route: source,
     method: null, path: null, model: null, served_model: null, channel: null, attempts: [], status: null, error_code: null,
-    outcome: null, reason: null, usage: null, usage_estimated: null, units: null, reserved: null, charged: amount,
+    outcome: null, reason: null, usage: null, usage_estimated: null, units: null, task: null, reserved: null, charged: amount,
     uncharged: null, vendor_charged: null, charge_lines: [], tier: null, price: null, latency_ms: null, first_byte_ms: null, client: null,
   };
 }

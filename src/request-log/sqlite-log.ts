@@ -27,7 +27,7 @@ import type { LogQuery, LogStore, RequestRecord } from './log-store.js';
 // their index leaves out the rest (1 MB instead of 19). Kind is in the time index, which decides "every task" alone.
 const schema = `
   CREATE TABLE IF NOT EXISTS request_log (id TEXT NOT NULL, kind TEXT NOT NULL, at INTEGER NOT NULL, token TEXT, user TEXT,
-    "group" TEXT, route TEXT, model TEXT, channel TEXT, status INTEGER, error_code TEXT, rest TEXT NOT NULL);
+    "group" TEXT, route TEXT, model TEXT, channel TEXT, status INTEGER, error_code TEXT, task TEXT, rest TEXT NOT NULL);
   CREATE UNIQUE INDEX IF NOT EXISTS request_log_id ON request_log(id, kind);
   CREATE INDEX IF NOT EXISTS request_log_at ON request_log(at, id, kind);
   CREATE INDEX IF NOT EXISTS request_log_token ON request_log(token, at, kind, status, error_code);
@@ -36,7 +36,8 @@ const schema = `
   CREATE INDEX IF NOT EXISTS request_log_channel ON request_log(channel, at);
   CREATE INDEX IF NOT EXISTS request_log_route ON request_log(route, at);
   CREATE INDEX IF NOT EXISTS request_log_status ON request_log(status, at);
-  CREATE INDEX IF NOT EXISTS request_log_error_code ON request_log(error_code, at) WHERE error_code IS NOT NULL;`;
+  CREATE INDEX IF NOT EXISTS request_log_error_code ON request_log(error_code, at) WHERE error_code IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS request_log_task ON request_log(task) WHERE task IS NOT NULL;`;
 
 /**
  * Rows a prune statement deletes at most: with the table's nine indexes 5,000 held the event loop (and the file's
@@ -62,7 +63,7 @@ export class SqliteLogStore implements LogStore {
     const insert = this.db.prepare(`INSERT INTO request_log (${columnList}) VALUES (${logColumns.map(() => '?').join(', ')})
       ON CONFLICT DO NOTHING`);
     this.insertMany = this.db.transaction((records: RequestRecord[]) => { for (const r of records) insert.run(rowOf(r)); });
-    this.byId = this.db.prepare(`SELECT ${columnList} FROM request_log WHERE id = ? ${newestFirst}`);
+    this.byId = this.db.prepare(`SELECT ${columnList} FROM request_log WHERE id = ? OR task = ? ${newestFirst}`);
     this.pruneSome = this.db.prepare(`DELETE FROM request_log WHERE at < ? ORDER BY at LIMIT ${pruneChunk}`);
   }
 
@@ -81,7 +82,7 @@ export class SqliteLogStore implements LogStore {
   }
 
   async get(id: string): Promise<RequestRecord[]> {
-    return (this.byId.all(id) as LogRow[]).map(recordOf);
+    return (this.byId.all(id, id) as LogRow[]).map(recordOf);
   }
 
   /** A chunk at a time, yielding between chunks so requests (and other processes' writes) go on meanwhile. */

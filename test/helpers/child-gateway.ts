@@ -25,9 +25,15 @@ export function quickTaskConfig(tasks: Record<string, number> = {}, other: [stri
   return dir;
 }
 
+/** A store that is not a SQLite file would put its request log in the checkout's data/: a temporary one instead. */
+export function tempLogFor(storeUri: string): Record<string, string> {
+  if (storeUri.startsWith('sqlite://') || process.env.SWITCHYARD_LOG_STORE) return {};
+  return { SWITCHYARD_LOG_STORE: `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-log-')), 'log.sqlite')}` };
+}
+
 export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
   const proc = spawn(process.execPath, [join(projectRoot, 'dist/src/main.js')], {
-    env: { ...process.env, PORT: '0', SWITCHYARD_WATCH_CONFIG: '0', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: '0', SWITCHYARD_WATCH_CONFIG: '0', LOG_LEVEL: 'warn', ...tempLogFor(env.SWITCHYARD_STORE ?? 'sqlite://'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -4,12 +4,17 @@
 // and every request that ran undisturbed was charged what the billing matrix says. Run on SQLite and Redis
 // (conservation.test.ts) and on a Redis Cluster (redis-cluster.test.ts).
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import { TokenStore } from '../../src/store/token-store.js';
 import type { LedgerEntry } from '../../src/store/quota-ledger.js';
 import { quickTaskConfig, spawnGateway, type ChildGateway } from './child-gateway.js';
 import { expectedCharge } from './api.js';
+import { openLogStore } from '../../src/request-log/open-log-store.js';
+import { allRecords, checkLog, type LogCheck } from './conservation-log.js';
 
 const kinds = ['chat', 'chatBig', 'chat500', 'chat400', 'stream', 'streamCut', 'streamAbort', 'task', 'taskFail', 'taskRefused', 'taskSlow', 'klingSlow', 'topup', 'kill'] as const;
 type Kind = (typeof kinds)[number];
@@ -21,7 +26,9 @@ const action = fc.record({
 const gpt4oMini = { input_per_mtok: 150, output_per_mtok: 600 };
 const config = quickTaskConfig({ sweep_interval_ms: 200, reconcile_window_s: 5 });
 // A dead process is noticed within 1.5 s here (15 s by default), so a run with a kill takes seconds, not minutes.
-const childEnv = (storeUri: string, simUrl: string) => ({ SWITCHYARD_STORE: storeUri, SWITCHYARD_SIM_URL: simUrl, SWITCHYARD_CONFIG_DIR: config, SWITCHYARD_OWNER_TIMEOUT_MS: '1500' });
+const childEnv = (storeUri: string, logUri: string, simUrl: string) => ({
+  SWITCHYARD_STORE: storeUri, SWITCHYARD_LOG_STORE: logUri, SWITCHYARD_SIM_URL: simUrl, SWITCHYARD_CONFIG_DIR: config, SWITCHYARD_OWNER_TIMEOUT_MS: '1500',
+});
 
 /** What one undisturbed request must have been charged (the billing matrix), checked against the ledger. */
 type Expectation = { request: string; charge: (reserved: number) => number; at?: number };
@@ -30,12 +37,13 @@ class Run {
   gw!: ChildGateway;
   readonly inflight: Promise<unknown>[] = [];
   readonly expect: Expectation[] = [];
+  readonly kills: number[] = [];
   generation = 0;
-  constructor(readonly simUrl: string, readonly storeUri: string, readonly store: Store, readonly keys: string[], readonly accounts: string[]) {}
+  constructor(readonly simUrl: string, readonly storeUri: string, readonly logUri: string, readonly store: Store, readonly keys: string[], readonly accounts: string[]) {}
 
   async restart(): Promise<void> {
     this.generation++;
-    this.gw = await spawnGateway(childEnv(this.storeUri, this.simUrl));
+    this.gw = await spawnGateway(childEnv(this.storeUri, this.logUri, this.simUrl));
   }
 
   /** Runs `fn`; an expectation is kept only if no kill happened while it ran. */
@@ -44,6 +52,7 @@ class Run {
       // A request answered just before the kill may not have been settled yet: a crash forgives it (charge 0).
       this.forget(Date.now() - 1000);
       await this.gw.kill();
+      this.kills.push(Date.now());
       await this.restart();
       return;
     }
@@ -149,18 +158,28 @@ export function checkAccount(account: string, balance: number, entries: LedgerEn
   assert.equal(balance, topups - charges, `${account}: balance = topups − charges`);
 }
 
-export interface RunFigures { actions: number; kills: number; requests: number; accounts: { balance: number; topups: number; charges: number }[] }
+export interface RunFigures { actions: number; kills: number; requests: number; accounts: { balance: number; topups: number; charges: number }[]; log: LogCheck }
+
+export interface PropertyOptions {
+  /** Gets each passing run's figures (for the record of a test run). */
+  report?: (f: RunFigures) => void;
+  /** The request log's URI for run i (an empty database); by default a SQLite file of its own. */
+  log?: (i: number) => Promise<string>;
+}
+
+const sqliteLog = async () => `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-conserve-log-')), 'log.sqlite')}`;
 
 /** The property on the store `fresh(i)` names for run i (emptied), gateways pointed at the simulator at `simUrl()`;
- * `report` gets each passing run's figures (for the record of a test run). */
-export function conservationProperty(fresh: (i: number) => Promise<string>, simUrl: () => string, report?: (f: RunFigures) => void) {
+ * after each run the request log is checked against the ledger (conservation-log.ts). */
+export function conservationProperty(fresh: (i: number) => Promise<string>, simUrl: () => string, o: PropertyOptions = {}) {
   let i = 0;
   return fc.asyncProperty(fc.array(action, { minLength: 3, maxLength: 14 }), fc.integer({ min: 2000, max: 20_000 }), async (actions, quota) => {
-    const uri = await fresh(i++);
+    const [uri, logUri] = [await fresh(i), await (o.log ?? sqliteLog)(i)];
+    i++;
     const store = await openStore(uri, { quotaFlushMs: 0 });
     const tokens = new TokenStore(store, 0);
     const made = [await tokens.create({ group: 'default', quota }), await tokens.create({ group: 'default', quota: quota * 2 })];
-    const run = new Run(simUrl(), uri, store, made.map((m) => m.key), made.map((m) => m.record.id));
+    const run = new Run(simUrl(), uri, logUri, store, made.map((m) => m.key), made.map((m) => m.record.id));
     try {
       await run.restart();
       for (const a of actions) await run.perform(a);
@@ -170,19 +189,22 @@ export function conservationProperty(fresh: (i: number) => Promise<string>, simU
         async () => ({ pending: await store.tasks.pending(), leased: await store.tasks.leased(Date.now()) }));
       await until(async () => (await store.quota.openOwners()).length === 0, 60_000, 'open reservations', () => store.quota.openOwners());
       assert.equal(await run.gw.stop(), 0, 'the last gateway stops cleanly');
-      const figures: RunFigures = { actions: actions.length, kills: actions.filter((a) => a.kind === 'kill').length, requests: 0, accounts: [] };
+      const figures: RunFigures = { actions: actions.length, kills: run.kills.length, requests: 0, accounts: [], log: { records: 0, closed: 0, lostToKills: 0 } };
+      const entries: LedgerEntry[] = [];
       for (const account of run.accounts) {
-        const [balance, entries] = [(await store.quota.balance(account))!, await store.quota.entries(account)];
-        checkAccount(account, balance, entries, run.expect);
-        const topups = entries.filter((e) => e.kind === 'topup').reduce((sum, e) => sum - e.amount, 0);
-        figures.requests += entries.filter((e) => e.kind === 'reserve').length;
+        const [balance, mine] = [(await store.quota.balance(account))!, await store.quota.entries(account)];
+        checkAccount(account, balance, mine, run.expect);
+        const topups = mine.filter((e) => e.kind === 'topup').reduce((sum, e) => sum - e.amount, 0);
+        figures.requests += mine.filter((e) => e.kind === 'reserve').length;
         figures.accounts.push({ balance, topups, charges: topups - balance });
+        entries.push(...mine);
       }
-      report?.(figures);
+      const log = await openLogStore(logUri);
+      try { figures.log = checkLog(entries, await allRecords(log), run.kills); } finally { await log.close(); }
+      o.report?.(figures);
     } finally {
       await run.gw?.kill().catch(() => undefined);
       await store.close();
     }
   });
 }
-

@@ -1,6 +1,7 @@
 // A throwaway PostgreSQL server for a test file (bench/throwaway-postgres.ts makes it, shared with the
 // bench), on a free port, stopped and removed afterwards; and whether the tests can run here, as redis.ts says it.
 import { test } from 'node:test';
+import pg from 'pg';
 import assert from 'node:assert/strict';
 import { postgresBinDir, startThrowawayPostgres, type ThrowawayPostgres } from '../../bench/throwaway-postgres.js';
 import { serverPort } from './ports.js';
@@ -28,3 +29,11 @@ export function postgresSkip(what: string): string | false {
 
 /** initdb, start and a `switchyard` database: about a second. */
 export const startPostgres = (): Promise<PostgresServer> => startThrowawayPostgres(serverPort);
+
+/** A new empty database `name` on `server`: its URI. */
+export async function freshDatabase(server: PostgresServer, name: string): Promise<string> {
+  const c = new pg.Client(server.uri);
+  await c.connect();
+  try { await c.query(`CREATE DATABASE ${name}`); } finally { await c.end(); }
+  return server.uri.replace(/\/switchyard$/, `/${name}`);
+}

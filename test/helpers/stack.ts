@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startSimulator, type Simulator } from '../../simulator/server.js';
 import { startGateway, type Running } from '../../src/start.js';
+import { tempLogFor } from './child-gateway.js';
 import { projectRoot } from '../../src/config/load-config.js';
 
 export interface Stack {
@@ -49,7 +50,7 @@ async function gatewayOn(sim: Simulator, storeUri: string, opts: StackOptions): 
   const lines: string[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
 
-  const env = { ...process.env, SWITCHYARD_SIM_URL: sim.url, ...opts.envFor?.(sim.url), ...opts.env };
+  const env = { ...process.env, ...tempLogFor(storeUri), SWITCHYARD_SIM_URL: sim.url, ...opts.envFor?.(sim.url), ...opts.env };
   const boot = () => startGateway({ port: 0, configDir: opts.configDir, storeUri, env, logDestination: sink, logLevel: 'debug' });
   let gw = await boot();
   const stack: Stack = {

@@ -94,6 +94,10 @@ export interface RequestRecord {
    */
   units?: number | null;
   /**
+   * The task a submit reserved for (`task_…`), whether its vendor accepted it or refused it: GET /admin/requests/{task id} finds the submit with the task.
+   */
+  task?: string | null;
+  /**
    * Quota units reserved before the vendor was asked.
    */
   reserved?: number | null;
