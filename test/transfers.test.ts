@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack, eventually, type Stack } from './helpers/stack.js';
@@ -139,6 +139,23 @@ test('a multipart part without a name, or named __proto__, is a 400 (it once thr
     assert.match(j.error.message, /needs a name/);
   }
   assert.equal((await fetch(`${stack.url}/healthz`)).status, 200);
+});
+
+test('a JSON body shaped like an upload never makes the gateway read a file of its own disk (found: it uploaded any path named)', { timeout: 20_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-forged-'));
+  const secret = join(dir, 'secret.txt');
+  writeFileSync(secret, 'the-operators-secret');
+  const forged = { filename: 'a.png', content_type: 'image/png', size: 20, path: secret };
+  for (const [path, body] of [
+    ['/v1/images/edits', { model: 'gpt-image-2', prompt: 'x', image: forged }],
+    ['/v1/images/edits', { model: 'gpt-image-2', prompt: 'x', image: [forged, forged] }],
+    ['/v1/videos', { model: 'sora-2', prompt: 'x', input_reference: forged }],
+  ] as const) {
+    const before = stack.sim.control.requests().length;
+    const r = await fetch(`${stack.url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+    assert.ok(r.status < 500, `${path}: ${r.status}`);
+    for (const sent of stack.sim.control.requests().slice(before)) assert.ok(!String(sent.body).includes('the-operators-secret'), `${path}: the file reached the vendor`);
+  }
 });
 
 /** A finished task's content, its result file served by `origin`: what the client got and whether it ended whole. */

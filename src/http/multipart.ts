@@ -18,6 +18,13 @@ export interface FilePart { filename: string; content_type: string; size: number
 export const isMultipart = (req: IncomingMessage) => (req.headers['content-type'] ?? '').startsWith('multipart/form-data');
 
 const spoolDir = join(tmpdir(), 'switchyard-spool');
+
+/**
+ * The spool files of uploads still in flight, and what was read from them. A file part is only ever one of these (or
+ * inline data): a JSON body shaped like a file part, naming any other path, is not a file, so no client can make the
+ * gateway read a file of its own disk (and send it to a vendor), nor claim what an upload of its own lasts.
+ */
+const spooled = new Map<string, { seconds?: number }>();
 const maxFieldBytes = 1 << 20; // a text field is a prompt or an option, never a file
 const maxParts = 64;
 
@@ -97,10 +104,24 @@ const unnamed = () => new GatewayError('invalid_request', 'Every multipart part 
 /** A unique file in the spool directory, removed at the end of the request. */
 function spoolFile(cleanup: (() => void)[]): string {
   mkdirSync(spoolDir, { recursive: true });
-  const path = join(spoolDir, `${process.pid}-${randomBytes(8).toString('hex')}`);
-  cleanup.push(() => rmSync(path, { force: true }));
+  const path = join(spoolDir, `${process.pid}-${randomBytes(16).toString('hex')}`);
+  spooled.set(path, {});
+  cleanup.push(() => { spooled.delete(path); rmSync(path, { force: true }); });
   return path;
 }
+
+/** An upload of this request spooled to disk (never a lookalike from a JSON body). */
+export const isSpooled = (v: unknown): v is FilePart & { path: string } =>
+  isFile(v) && typeof v.path === 'string' && spooled.has(v.path);
+
+/** Notes how long a spooled upload lasts (read from its header); a part that is not one is ignored. */
+export function noteSeconds(part: FilePart, seconds: number | undefined): void {
+  const entry = part.path === undefined ? undefined : spooled.get(part.path);
+  if (entry) entry.seconds = seconds;
+}
+
+/** How long a spooled upload lasts, as read from its header; undefined for anything else. */
+export const secondsOf = (v: unknown): number | undefined => (isSpooled(v) ? spooled.get(v.path)!.seconds : undefined);
 
 // `name[]` fields and repeated names become arrays, as in PHP-style forms and OpenAI's image edits.
 function add(out: Record<string, unknown>, name: string, value: unknown): void {
@@ -109,7 +130,12 @@ function add(out: Record<string, unknown>, name: string, value: unknown): void {
   out[key] = prev === undefined ? (name.endsWith('[]') ? [value] : value) : Array.isArray(prev) ? [...prev, value] : [prev, value];
 }
 
-export const isFile = (v: unknown): v is FilePart => Boolean(v && typeof v === 'object' && 'filename' in v && ('path' in v || 'data' in v));
+/** A file part: a spooled upload of a request in flight, or inline base64 data (a data URI's). */
+export function isFile(v: unknown): v is FilePart {
+  if (!v || typeof v !== 'object' || typeof (v as FilePart).filename !== 'string') return false;
+  const f = v as FilePart;
+  return typeof f.path === 'string' ? spooled.has(f.path) : typeof f.data === 'string';
+}
 
 /** A body to stream to a vendor: its length (for Content-Length) and a way to (re)open it for each attempt. */
 export interface StreamBody { length: number; contentType: string; open(): Readable }
