@@ -1,6 +1,6 @@
 // The hourly retention pass: what the store keeps no longer (the SQLite ledger's old closed entries and usage cells,
-// keyv records past their expiry that nobody read again; Redis's old usage periods, its markers and records expiring
-// by themselves) and what the request log keeps no longer (old
+// keyv records past their expiry that nobody read again, expired leases under keys nobody touched again; Redis's old
+// usage periods, its markers, records and leases expiring by themselves) and what the request log keeps no longer (old
 // records; on PostgreSQL, the days ahead given their partitions). Each step is bounded work: a step with more to do
 // is asked again a little later rather than holding the event loop.
 import type { Logger } from 'pino';
@@ -17,9 +17,11 @@ export function retentionLoop(store: Store, log: Logger, requestLog?: { log: Req
   const pass = async () => {
     const pruned = await store.quota.prune(Date.now());
     const swept = await store.sweepExpired?.(Date.now());
-    soon = pruned.more || Boolean(swept?.more);
-    if (pruned.entries || pruned.cells || swept?.dropped) {
-      log.info({ entries: pruned.entries, cells: pruned.cells, records: swept?.dropped ?? 0 }, 'store: entries, usage cells and records past their retention dropped');
+    const leased = await store.leases.prune?.(Date.now());
+    soon = pruned.more || Boolean(swept?.more) || Boolean(leased?.more);
+    if (pruned.entries || pruned.cells || swept?.dropped || leased?.dropped) {
+      log.info({ entries: pruned.entries, cells: pruned.cells, records: swept?.dropped ?? 0, leases: leased?.dropped ?? 0 },
+        'store: entries, usage cells, records and expired leases past their retention dropped');
     }
     if (requestLog && !soon) await pruneRequestLog(requestLog.log, requestLog.settings, log);
   };

@@ -21,6 +21,8 @@ import { SqliteJobs } from './sqlite-jobs.js';
 import { SqliteInstances } from './sqlite-instances.js';
 import type { RateWindows } from './rate-window.js';
 import { SqliteRateWindows } from './sqlite-rate.js';
+import type { Leases } from './leases.js';
+import { SqliteLeases } from './sqlite-leases.js';
 
 export interface Store {
   /** A keyv namespace ('tokens', 'tasks', ...); records are JSON. */
@@ -37,6 +39,8 @@ export interface Store {
   alive(owners: string[]): Promise<Set<string>>;
   /** Sliding windows of rate limits, counted by every process and instance sharing the store. */
   rates: RateWindows;
+  /** Live members of a key (e.g. open sessions of a token), counted by every process and instance sharing the store. */
+  leases: Leases;
   describe: string;
   /**
    * Cache invalidation across instances sharing the store: `publishInvalidate(tokenHash)` reaches every
@@ -136,6 +140,7 @@ async function openSqlite(uri: string, opts: StoreOptions, keep: Retention): Pro
     tasks,
     catalog: new SqliteTaskCatalog(state),
     rates: new SqliteRateWindows(state),
+    leases: new SqliteLeases(state),
     instance,
     alive: async (owners) => instances.alive(owners),
     jobs(queue) {

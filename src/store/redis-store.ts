@@ -11,6 +11,7 @@ import { RedisTaskCatalog } from './redis-task-catalog.js';
 import { RedisInstances } from './redis-instances.js';
 import { RedisJobs } from './redis-jobs.js';
 import { RedisRateWindows } from './redis-rate.js';
+import { RedisLeases } from './redis-leases.js';
 import { migrateLayout } from './redis-migrate.js';
 import type { JobQueue } from './job-queue.js';
 
@@ -51,6 +52,7 @@ export async function openRedis(uri: string, instance: string, staleMs: number, 
     tasks: new RedisTaskIndex(client, instance),
     catalog: new RedisTaskCatalog(client),
     rates: new RedisRateWindows(client),
+    leases: new RedisLeases(client),
     instance,
     alive: (owners) => instances.alive(owners),
     jobs(queue) {
