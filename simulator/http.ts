@@ -183,8 +183,8 @@ export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
-/** Writes and waits until the bytes reached the socket, so each SSE event leaves on its own. */
-export function write(res: ServerResponse, data: string, signal: AbortSignal): Promise<boolean> {
+/** Writes and waits until the bytes reached the socket, so each SSE event (or audio chunk) leaves on its own. */
+export function write(res: ServerResponse, data: string | Uint8Array, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted || res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const onAbort = (): void => resolve(false);

@@ -1,16 +1,18 @@
 // Simulator HTTP server: the /_sim/ control plane plus a tiny router over the vendor route list.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { audioRoutes } from './audio/index.js';
 import { anthropicFaultKey, anthropicNotFound, anthropicRoutes, isAnthropicPath, prepareAnthropic, withAnthropicFaultBody } from './anthropic.js';
 import { Control, applyFault, serveControl } from './control.js';
 import { type Ctx, type Route, echoInto, errorBody, presentedCredential, requestId, sendJson, upstreamKey } from './http.js';
-import { MediaControl, mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } from './media/index.js';
+import { mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } from './media/index.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiResponses } from './openai-responses.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
 import { modelRoutes } from './models.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
 import { readRawBody } from './video/raw-body.js';
+import { type RealtimeLimits, RealtimeControl, attachRealtime, realtimeClientSecrets, serveVoiceControl } from './realtime/index.js';
 
 export type { Control, Fault, LoggedRequest, SimStats } from './control.js';
 export type { VideoAssetInfo, VideoTaskInfo } from './video/control.js';
@@ -20,38 +22,49 @@ export { ARK_SCOPE, MediaControl, VISUAL_SCOPE, VOLC_KEYS, pngBytes, pngDimensio
 export type { VolcScope } from './media/index.js';
 export { ANTHROPIC_VERSIONS } from './anthropic.js';
 export { embeddingVector, float32Base64 } from './openai-embeddings.js';
+export { AUDIO_CONTENT_TYPES, SPEECH_FORMATS, audioBytes, mp3Bytes, pcmBytes, probe, wavBytes } from './audio/index.js';
+export type { AudioRequestRecord, Probe, SpeechFormat } from './audio/index.js';
+export { ASSISTANT_AUDIO_TOKENS_PER_SECOND, RealtimeControl, USER_AUDIO_TOKENS_PER_SECOND, realtimeCredential } from './realtime/index.js';
+export type { RealtimeLimits, RealtimeSessionRecord, UsageTotals } from './realtime/index.js';
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts both
 // Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope.
-const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;
   host?: string;
   /** Accepted bearer keys; default ['sim-key']. */
   keys?: string[];
+  /** Realtime limits: `maxSessionMs` (OpenAI: 60 minutes; tests use a few hundred ms) and `maxMessageBytes` (15 MiB). */
+  realtime?: Partial<RealtimeLimits>;
 }
 
 export interface Simulator {
   url: string;
   port: number;
   close(): Promise<void>;
-  /** A Control with the video extensions (videoTasks(), …) and the media ones (mediaTasks(), callbacks(), signatures(), …). */
-  control: MediaControl;
+  /**
+   * A Control with the video extensions (videoTasks(), …), the media ones (mediaTasks(), callbacks(), signatures(), …) and
+   * the voice ones (realtimeSessions(), openRealtimeSessions(), audioRequests(), …).
+   */
+  control: RealtimeControl;
 }
 
 /** Port 0 (the default) picks a free port, so parallel test files never collide. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
-  const control = new MediaControl();
+  const control = new RealtimeControl();
   const keys = new Set(opts.keys ?? ['sim-key']);
   const server = createServer((req, res) => {
     dispatch(req, res, control, keys).catch((err: unknown) => fail(res, err));
   });
+  // The Realtime WebSocket shares the port: upgrades of /v1/realtime are answered there, and close() ends its sockets.
+  const realtime = attachRealtime(server, control, keys, opts.realtime);
   const host = opts.host ?? '127.0.0.1';
   await listen(server, opts.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  return { url, port, control, close: () => close(server) };
+  return { url, port, control, close: async () => { await realtime.closeAll(); await close(server); } };
 }
 
 async function dispatch(req: IncomingMessage, res: ServerResponse, control: Control, keys: ReadonlySet<string>): Promise<void> {
@@ -61,7 +74,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, control: Cont
   // Raw bytes are kept aside for multipart uploads (Sora); vendors get the utf8 text as before.
   const raw = (await readRawBody(req)).toString('utf8');
   if (path.startsWith('/_sim/')) {
-    if (serveVideoControl(req, res, path, control) || serveMediaControl(req, res, path, control)) return;
+    if (serveVideoControl(req, res, path, control) || serveMediaControl(req, res, path, control) || serveVoiceControl(req, res, path, control)) return;
     return serveControl(req, res, path, raw, control);
   }
   control.record(req, path, raw);

@@ -6,6 +6,7 @@ import { type Ctx, randomId, sendJson, sleep } from '../http.js';
 import { type Json, isObject, parseJson, pathParams, planFrom, route, submitFailure } from '../video/common.js';
 import { geminiAuthorized as authorized, geminiError, geminiFail as fail } from './gemini-common.js';
 import { GEMINI_CHAT_MODELS, finalGeminiUsage, generateChat, geminiChatRoutes } from './gemini-chat.js';
+import { GEMINI_TTS_MODELS, generateTts, geminiTtsRoutes, isTtsModel } from './gemini-tts.js';
 
 export { geminiError, googleKey } from './gemini-common.js';
 import { pngBytes } from './png.js';
@@ -59,6 +60,7 @@ async function generate(ctx: Ctx): Promise<void> {
   const [model] = pathParams(ctx, PATH);
   const body = parseJson(ctx.raw);
   if (!body) return fail(ctx, 400, 'Invalid JSON payload received. Unexpected token.');
+  if (isTtsModel(model)) return generateTts(ctx, model, body);
   if (!isImageModel(model)) return generateChat(ctx, model, body);
   const gen = isObject(body.generationConfig) ? body.generationConfig : {};
   const imageConfig = isObject(gen.imageConfig) ? gen.imageConfig : undefined;
@@ -124,6 +126,7 @@ const LISTED: [string, string, number, number][] = [
   ['gemini-2.5-flash-image', 'Nano Banana', 32768, 32768],
   ['gemini-3-pro-image-preview', 'Nano Banana Pro', 65536, 32768],
   ['gemini-3.1-flash-image-preview', 'Nano Banana 2', 131072, 32768],
+  ...GEMINI_TTS_MODELS.map((id): [string, string, number, number] => [id, `${id} (text to speech)`, 8192, 16384]),
 ];
 
 /**
@@ -143,4 +146,5 @@ async function listModels(ctx: Ctx): Promise<void> {
   sendJson(ctx.res, 200, { models: page, ...next });
 }
 
-export const geminiRoutes = [route('POST', PATH, generate), route('GET', '/v1beta/models', listModels), ...geminiChatRoutes];
+// TTS streams first: their path matches the chat stream's pattern too.
+export const geminiRoutes = [route('POST', PATH, generate), route('GET', '/v1beta/models', listModels), ...geminiTtsRoutes, ...geminiChatRoutes];
