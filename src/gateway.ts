@@ -1,4 +1,5 @@
 // The long-lived services a request needs, with the current compiled config swappable as one reference.
+import { ClientSecrets } from './realtime/client-secrets.js';
 import type { Logger } from 'pino';
 import type { Runtime } from './config/runtime.js';
 import { RouteTable } from './http/route-table.js';
@@ -28,6 +29,8 @@ export class Gateway {
   routes!: RouteTable;
   readonly log: Logger;
   readonly tokens: TokenStore;
+  /** Short-lived secrets of tokens, minted for browsers (client_secret routes). */
+  readonly secrets: ClientSecrets;
   readonly limiter: RateLimiter;
   readonly tasks: TaskRepo;
   readonly breakers: CircuitBreakers;
@@ -53,6 +56,7 @@ export class Gateway {
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.callbacks = new CallbackDelivery(this);
     this.conversations = new Conversations(store);
+    this.secrets = new ClientSecrets(store, this.tokens);
     this.tokenAdmin = new TokenAdmin(store, this.tokens, () => this.runtime, (r) => this.requestLog?.add(r));
     this.swap(runtime);
   }

@@ -19,6 +19,7 @@ const duration = new FastHistogram('switchyard_request_duration_seconds', 'Whole
 const upstream = new FastHistogram('switchyard_upstream_duration_seconds', 'Time waiting on upstreams by route and channel.', ['route', 'channel'], slow, perRequest);
 const added = new FastHistogram('switchyard_added_latency_seconds', 'Gateway time before the response head (total minus upstream), by route.', ['route'], fastBuckets, perRequest);
 export const streamsInFlight = new Gauge({ name: 'switchyard_streams_in_flight', help: 'SSE streams being relayed.', registers: [registry] });
+export const realtimeSessions = new Gauge({ name: 'switchyard_realtime_sessions', help: 'Realtime WebSocket sessions open.', registers: [registry] });
 const quotaMoved = new FastCounter('switchyard_quota_units_total', 'Quota units reserved, charged, returned, and used beyond a reservation but not charged (uncharged).', ['kind'], perRequest);
 const quotaReserved = quotaMoved.child('reserved');
 const quotaCharged = quotaMoved.child('charged');

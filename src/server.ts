@@ -1,9 +1,11 @@
 // The HTTP server: connection bounds, then each request through the pipeline (src/pipeline/index.ts, the stage
 // list), its failure answered in the contract's shape, and one access-log line when its work is over.
 import { requestRecord } from './request-log/records.js';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Gateway } from './gateway.js';
+import type { Exchange } from './pipeline/exchange.js';
 import { GatewayError, sendError, shapeA, toGatewayError } from './http/errors.js';
 import { ClientGone } from './http/read-body.js';
 import { newContext, newRequestId, type RequestContext } from './pipeline/context.js';
@@ -17,10 +19,11 @@ import { defaultReason, transformFailure } from './http/refusal-reasons.js';
 import { TransformError } from './transform/compile-transform.js';
 import { RefusedConnections } from './http/refused-connections.js';
 
-export function createGatewayServer(g: Gateway): Server {
+/** `tls`: the certificate and key to serve HTTPS (and wss://) with; plain HTTP without. */
+export function createGatewayServer(g: Gateway, tls?: { cert: Buffer; key: Buffer }): Server {
   const limits = g.runtime.server;
   const linger = { totalMs: limits.linger_ms, idleMs: limits.linger_idle_ms };
-  const server = createServer({
+  const options: ServerOptions = {
     ServerResponse: GatewayResponse,
     maxHeaderSize: 16 * 1024,
     headersTimeout: limits.header_timeout_ms,
@@ -28,15 +31,30 @@ export function createGatewayServer(g: Gateway): Server {
     keepAliveTimeout: limits.keep_alive_timeout_ms,
     // Node checks the two timeouts above this often; its 30 s default would let a slow client stay 30 s longer.
     connectionsCheckingInterval: Math.min(1000, limits.header_timeout_ms),
-  }, (req, res) => {
+  };
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (overCap.has(req.socket)) { res.destroy(); return; }
     (res as GatewayResponse).redactor = g.redactor;
     (res as GatewayResponse).linger = linger; // an answer given before the body arrived closes the connection
     void handle(g, req, res);
+  };
+  // A TLS handshake is bounded like a request's headers: a connection that never completes one holds a socket.
+  const server: Server = tls ? createTlsServer({ ...options, ...tls, handshakeTimeout: limits.header_timeout_ms }, onRequest) : createServer(options, onRequest);
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (overCap.has(socket)) { socket.destroy(); return; }
+    // A WebSocket upgrade goes through the same pipeline: its refusals are HTTP answers written on its socket, which
+    // then closes; a realtime route takes the socket over (src/realtime/open-session.ts).
+    const res = new GatewayResponse(req);
+    res.assignSocket(socket);
+    res.shouldKeepAlive = false;
+    res.redactor = g.redactor;
+    socket.on('error', () => socket.destroy());
+    res.once('finish', () => socket.end());
+    void handle(g, req, res, { socket, head });
   });
   const refused = new RefusedConnections(g.log);
   server.once('close', () => refused.flush());
-  capConnections(server, Math.min(limits.max_connections, maxOpenFiles() - 512), refused);
+  capConnections(server, Math.min(limits.max_connections, maxOpenFiles() - 512), refused, Boolean(tls));
   server.on('clientError', (err: Error & { code?: string }, socket) => {
     if (!socket.writable) { socket.destroy(); return; }
     const [status, code, message] = clientErrorAnswer(err.code);
@@ -64,14 +82,20 @@ function clientErrorReason(code: string | undefined, limits: Gateway['runtime'][
 
 const overCap = new WeakSet<Socket>();
 
-/** One connection past the cap is answered 503 and closed, so the connections already open keep being served. */
-function capConnections(server: Server, max: number, refused: RefusedConnections): void {
+type Upgrade = NonNullable<Exchange['upgrade']>;
+
+/**
+ * One connection past the cap is answered 503 and closed, so the connections already open keep being served; under
+ * TLS, where nothing can be said before a handshake, it is closed at once.
+ */
+function capConnections(server: Server, max: number, refused: RefusedConnections, tls: boolean): void {
   let open = 0;
   const body = shapeA('The gateway has too many open connections; retry shortly', 'platform_api_error', 'server_busy');
   server.on('connection', (socket: Socket) => {
     if (open >= max) {
-      overCap.add(socket); // whatever request it sends is never served
       refused.note(`connections over server.max_connections (${max})`);
+      if (tls) { socket.destroy(); return; }
+      overCap.add(socket); // whatever request it sends is never served
       socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\nretry-after: 1\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       socket.setTimeout(1000, () => socket.destroy());
       return;
@@ -81,15 +105,20 @@ function capConnections(server: Server, max: number, refused: RefusedConnections
   });
 }
 
-async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse, upgrade?: Upgrade): Promise<void> {
   const ctx = newContext(req.method ?? 'GET', req.url ?? '/');
   if (g.tracing) ctx.trace = g.tracing.request(req, ctx);
   res.setHeader('x-request-id', ctx.id);
   g.active.add(ctx);
-  // A client that leaves aborts everything its request still awaits (body read, upstream call, relay).
+  // A client that leaves aborts everything its request still awaits (body read, upstream call, relay); a WebSocket
+  // session, once accepted, watches its own sockets.
   res.once('close', () => { if (!res.writableFinished && !ctx.abort.signal.aborted) ctx.abort.abort('client_gone'); });
+  if (upgrade) {
+    upgrade.onClose = () => { if (!ctx.abort.signal.aborted) ctx.abort.abort('client_gone'); };
+    upgrade.socket.once('close', upgrade.onClose);
+  }
   try {
-    await serve({ g, req, res, ctx });
+    await serve({ g, req, res, ctx, upgrade });
   } catch (err) {
     await fail(g, ctx, res, err);
   } finally {

@@ -9,6 +9,8 @@ import { openRequestLog } from './request-log/open-request-log.js';
 import { retentionLoop } from './retention.js';
 import { Gateway, type ReloadResult } from './gateway.js';
 import { createGatewayServer } from './server.js';
+import { readTls, tlsFiles } from './http/tls-settings.js';
+import type { Server as TlsServer } from 'node:https';
 import { createLogging, type Destination } from './log.js';
 import { TaskPoller } from './tasks/poller.js';
 import { sweep } from './tasks/recovery.js';
@@ -52,7 +54,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const gateway = new Gateway(runtime, store, logging, redactor, requestLog);
   gateway.tracing = tracing;
   gateway.reload = () => reloadConfig(gateway, opts.configDir, opts.env ?? process.env);
-  const server = createGatewayServer(gateway);
+  const tls = tlsFiles(env);
+  const server = createGatewayServer(gateway, tls && readTls(tls));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
@@ -71,13 +74,14 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
     gateway.breakers.stop();
   };
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
+  const url = `${tls ? 'https' : 'http'}://${opts.host ?? '127.0.0.1'}:${port}`;
   log.info({ url, config: runtime.hash, store: store.describe }, 'switchyard listening');
   return {
     gateway, server, url, port, store, poller, recovery,
     async close() {
       server.close();
       server.closeAllConnections();
+      await endDetached(gateway, 1000);
       await background(1000);
       await Promise.all([returnLeases(gateway), tracing?.shutdown(1000), requestLog?.close(1000)]);
       await store.close();
@@ -96,9 +100,21 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
       return result;
     },
     reload() {
-      return gateway.reload();
+      const result = gateway.reload();
+      if (tls) renewTls(server as TlsServer, tls, log);
+      return result;
     },
   };
+}
+
+/**
+ * Requests whose socket left the HTTP server (realtime sessions) outlive closeAllConnections: each is told the gateway
+ * stops, and its money settled, before the store closes.
+ */
+async function endDetached(g: Gateway, ms: number): Promise<void> {
+  for (const ctx of g.active) ctx.abort.abort('shutdown');
+  const until = Date.now() + ms;
+  while (g.active.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
 }
 
 /** Unused rate-limit leases go back and billed tokens are counted before the store closes; a store that does not answer is not waited for. */
@@ -106,4 +122,13 @@ async function returnLeases(g: Gateway): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([g.limiter.close(), new Promise((r) => { timer = setTimeout(r, 500); })]);
   clearTimeout(timer);
+}
+
+/** A renewed certificate is served to new connections; one that cannot be read leaves the running one in place. */
+function renewTls(server: TlsServer, files: NonNullable<ReturnType<typeof tlsFiles>>, log: Gateway['log']): void {
+  try {
+    server.setSecureContext(readTls(files));
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'TLS certificate not reloaded; the running one is kept');
+  }
 }

@@ -103,7 +103,7 @@ function transformsOf(op: CompiledOperation): Record<string, Transform | undefin
 /** Which policy runs an operation: the proxied routes naming it (a task record keeps its submit's operation). */
 function roleOf(rt: Runtime, operation: string): string | undefined {
   const role = (r: CompiledRoute): string | undefined =>
-    r.policy === 'stream' ? 'chat' : r.policy === 'json' ? 'json' : r.policy === 'passthrough' ? 'passthrough'
+    r.policy === 'stream' ? 'chat' : r.policy === 'json' || r.policy === 'relay' ? 'json' : r.policy === 'passthrough' ? 'passthrough'
       : r.policy === 'task' && r.task?.action === 'submit' ? 'task' : r.policy === 'task' && r.task?.action === 'relay' ? 'relay' : undefined;
   const roles = new Set(rt.routes.filter((r) => r.operation === operation).map(role).filter((x): x is string => x !== undefined));
   if (roles.size > 1) throw new Error(`operation ${operation} is served by several policies (${[...roles].join(', ')}): its slots mean different things`);

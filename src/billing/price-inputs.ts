@@ -6,6 +6,7 @@ import type { PriceInputs as PriceInputFields } from '../types/generated/routes.
 import { GatewayError } from '../http/errors.js';
 import { readCompletionLimit, type Clamped } from './completion-limit.js';
 import { valueAt, wholeNumber } from './body-numbers.js';
+import { isFile, secondsOf } from '../http/multipart.js';
 
 export { valueAt } from './body-numbers.js';
 export { maxOutputTokens } from './completion-limit.js';
@@ -43,8 +44,9 @@ export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: R
   const units = { ...defaults.units, ...model.price.units };
   const completion = readCompletionLimit(spec.completion_tokens, model, body);
   return {
-    seconds: read(spec.seconds, body, seconds, 'a whole number of seconds'),
-    units: read(spec.units, body, units, 'a whole number') ?? units.default,
+    seconds: read(spec.seconds, body, seconds, 'a whole number of seconds') ?? mediaSeconds(spec.media_seconds, body, seconds),
+    // Characters are units only where a model is priced per call (per character); a token-priced one counts tokens.
+    units: read(spec.units, body, units, 'a whole number') ?? (model.price.per_call ? characters(spec.characters, body, units) : undefined) ?? units.default,
     completionTokens: completion.tokens,
     clamped: completion.clamped,
     choices: read(spec.choices, body, defaults.choices, 'a whole number') ?? 1,
@@ -53,6 +55,38 @@ export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: R
 
 /** Seconds to charge: what the client asked for, else the model's default. */
 export const secondsToCharge = (model: Model, inputs: PriceInputs) => inputs.seconds ?? model.price.seconds?.default ?? defaults.seconds.default;
+
+/** The length in code points of the first present string field (what a vendor billing per character counts), bounded. */
+function characters(paths: string[][] | undefined, body: Record<string, unknown>, b: Bounds): number | undefined {
+  for (const path of paths ?? []) {
+    const v = valueAt(body, path);
+    if (typeof v !== 'string') continue;
+    let n = 0;
+    for (const _ of v) n++;
+    if (n < b.min || n > b.max) throw new GatewayError('invalid_request', `\`${path.join('.')}\` must be ${b.min} to ${b.max} characters long (it is ${n})`);
+    return n;
+  }
+  return undefined;
+}
+
+/**
+ * The duration of the first uploaded file present, as read from its header when it was received (read-request.ts
+ * probes it), bounded; a file whose duration could not be read is refused, since neither the price nor the vendor
+ * can know what it would cost.
+ */
+function mediaSeconds(paths: string[][] | undefined, body: Record<string, unknown>, b: Bounds): number | undefined {
+  for (const path of paths ?? []) {
+    const v = valueAt(body, path);
+    if (!isFile(v)) continue;
+    const where = `\`${path.join('.')}\``;
+    const seconds = secondsOf(v);
+    if (seconds === undefined) throw new GatewayError('invalid_request', `${where} is not an audio file whose length can be read (WAV, MP3, FLAC, Ogg, MP4/M4A or WebM)`);
+    if (seconds > b.max) throw new GatewayError('invalid_request', `${where} lasts ${Math.ceil(seconds)} seconds; this model takes at most ${b.max}`);
+    // Vendors bill each second begun (whisper-1 reports 13.3 s as 14): the reservation covers the same.
+    return Math.ceil(seconds - 1e-9);
+  }
+  return undefined;
+}
 
 /** The first present field of `paths`, parsed strictly and bounded; undefined when none is present. */
 function read(paths: string[][] | undefined, body: Record<string, unknown>, b: Bounds, what: string): number | undefined {

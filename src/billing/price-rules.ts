@@ -18,6 +18,8 @@ export interface ChosenPrice {
   /** Seconds `per_call` covers before `per_second` counts. */
   included_seconds: number;
   tokens_per_second: number;
+  /** Input tokens a second of uploaded media makes (a transcription's audio), for the reservation. */
+  input_tokens_per_second: number;
   /** A factor on every rate (a priority tier billed at twice the standard rate). */
   multiply: number;
   /** The dimension values the request chose where they are not the defaults (the charge's explanation); absent when none. */
@@ -48,7 +50,7 @@ export function compilePrice(name: string, model: Model): CompiledPrice {
   if (p.output_per_mtok !== undefined) tokens.output ??= p.output_per_mtok;
   const base: ChosenPrice = {
     tokens, tiers: sortTiers(p.tiers), per_call: p.per_call ?? 0, per_second: p.per_second ?? 0, included_seconds: p.included_seconds ?? 0,
-    tokens_per_second: p.tokens_per_second ?? 0, multiply: 1,
+    tokens_per_second: p.tokens_per_second ?? 0, input_tokens_per_second: p.input_tokens_per_second ?? 0, multiply: 1,
   };
   const dimensions = Object.entries(p.dimensions ?? {}).map(([dim, d]): Dimension => ({
     name: dim, at: d.at, paths: d.at.map(compilePath), values: d.values?.map(normalize),

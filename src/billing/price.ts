@@ -110,7 +110,9 @@ export function reservationFor(c: ChosenPrice, model: Model, inputs: PriceInputs
   if (c.tokens_per_second) {
     units += (seconds * c.tokens_per_second * dearest(c, 0, false)) / 1e6;
   } else if (tokenPriced(c)) {
-    promptTokens = Math.ceil(bodyBytes / bytesPerToken);
+    // An upload's audio (a transcription's) is tokens at the vendor's rate per second, beside the body's text.
+    const media = c.input_tokens_per_second && inputs.seconds ? Math.ceil(inputs.seconds * c.input_tokens_per_second) : 0;
+    promptTokens = Math.ceil(bodyBytes / bytesPerToken) + media;
     const completion = (inputs.completionTokens ?? maxOutputTokens(model)) * inputs.choices;
     units += (promptTokens * dearest(c, promptTokens, true) + completion * dearest(c, promptTokens, false)) / 1e6;
   }

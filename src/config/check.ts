@@ -14,7 +14,7 @@ import { priceRules, usagePathRules } from './price-rules-check.js';
 import { probeRules } from './probe-rules.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
 import { insteadOfRules } from './instead-of-rules.js';
-import { actionRules, routeDialectRules } from './route-rules.js';
+import { actionRules, routeDialectRules, sessionRules } from './route-rules.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
 import { extendsOf, mergeVendors, readVendorFiles } from './vendor-files.js';
 import { mergeDialects, readDialectFiles } from './dialect-files.js';
@@ -214,6 +214,7 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     }
     routeDialectRules(routes, r, `/routes/${i}`, routeAt);
     actionRules(r, `/routes/${i}`, routeAt);
+    sessionRules(routes, r, `/routes/${i}`, routeAt);
   });
   channels.channels.forEach((raw, i) => {
     const p = `/channels/${i}`;

@@ -8,6 +8,8 @@ import type { RouteLimits, Route } from '../types/generated/routes.js';
 import type { CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
 import { compileDialects } from './compile-dialects.js';
+import { compileOperationAudio, compileRouteAudio } from './compile-audio.js';
+import { compileClientSecret, compileRealtime } from './compile-realtime.js';
 import { compilePrice } from '../billing/price-rules.js';
 import { compileUsagePaths } from '../transform/usage-paths.js';
 import { compileProbe } from '../probe/compile-probe.js';
@@ -51,6 +53,9 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
       ttlMs: (r.store.ttl_s ?? 30 * 86400) * 1000, maxBytes: r.store.max_bytes ?? 16 << 20,
     },
     answer: r.answer ? compileTransform(r.answer, transformMs) : undefined,
+    audio: r.audio && compileRouteAudio(r.audio, transformMs),
+    realtime: r.realtime && compileRealtime(r.realtime, transformMs),
+    clientSecret: r.client_secret && compileClientSecret(r.client_secret, transformMs),
   }));
   const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs, dialects, cfg.allowPrivateNetworks));
   const index = buildIndex(channels);
@@ -62,6 +67,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     schemas: registry,
     server: { ...defaultServerLimits, ...cfg.routes.server },
     routes,
+    secretPrefixes: [...new Set(routes.flatMap((r) => (r.clientSecret ? [r.clientSecret.prefix] : [])))],
     channels,
     secrets: cfg.resolvedChannels.flatMap((c) => [c.auth?.key, c.auth?.secret].filter((x): x is string => Boolean(x))),
     models: new Map(Object.entries(cfg.channels.models)),
@@ -151,6 +157,7 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
       usage: op.usage ? compileUsagePaths(op.usage) : dialect?.usage,
       insteadOf: op.instead_of,
       cancel: op.cancel, delete: op.delete,
+      audio: op.audio && compileOperationAudio(op.audio),
     });
   }
   // A stand-in answers its dialect's clients for the operation it replaces (looked up per attempt, so kept by that name).

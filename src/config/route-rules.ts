@@ -29,3 +29,16 @@ export function actionRules(r: RoutesFile['routes'][number], p: string, at: Repo
   if (!allowed) { if (r.action) at('error', `${p}/action`, `policy \`${r.policy}\` takes no \`action\``); return; }
   if (!r.action || !allowed.includes(r.action)) at('error', `${p}/action`, `policy \`${r.policy}\` needs \`action\`, one of: ${allowed.join(', ')}`);
 }
+
+/** A live-session route has its session rules, which name usage paths that exist; a secret opens live-session routes. */
+export function sessionRules(routes: RoutesFile, r: RoutesFile['routes'][number], p: string, at: Report): void {
+  if ((r.policy === 'realtime') !== Boolean(r.realtime)) at('error', p, r.realtime ? '`realtime` is for policy `realtime` only' : 'policy `realtime` needs `realtime` (its session rules)');
+  if ((r.policy === 'client_secret') !== Boolean(r.client_secret)) at('error', p, r.client_secret ? '`client_secret` is for policy `client_secret` only' : 'policy `client_secret` needs `client_secret`');
+  if ((r.policy === 'relay') !== true && r.audio) at('error', `${p}/audio`, '`audio` is for policy `relay` only');
+  for (const [type, c] of Object.entries(r.realtime?.charges ?? {})) {
+    if (!routes.usage?.[c.usage]) at('error', `${p}/realtime/charges/${type}/usage`, `no usage paths named "${c.usage}" in \`usage\``);
+  }
+  for (const id of r.client_secret?.for ?? []) {
+    if (!routes.routes.some((x) => x.id === id && x.policy === 'realtime')) at('error', `${p}/client_secret/for`, `"${id}" is not a route of policy \`realtime\``);
+  }
+}

@@ -1,4 +1,6 @@
 // The compiled, immutable configuration every request reads from.
+import type { CompiledOperationAudio, CompiledRouteAudio } from './compile-audio.js';
+import type { CompiledClientSecret, CompiledRealtime } from './compile-realtime.js';
 import type { Pool } from '../transport/http-client.js';
 import type { ValidateFunction } from 'ajv';
 import type { Transform } from '../transform/compile-transform.js';
@@ -56,6 +58,12 @@ export interface CompiledRoute {
   keyQuery?: string;
   /** The answer of a `count_tokens` route ($tokens), or of a `models` route in a dialect's shape. */
   answer?: Transform;
+  /** A `relay` route that answers audio: the client's format, bytes or events, the route's events. */
+  audio?: CompiledRouteAudio;
+  /** A `realtime` route's session rules. */
+  realtime?: CompiledRealtime;
+  /** A `client_secret` route's minting rules. */
+  clientSecret?: CompiledClientSecret;
 }
 
 /** A client-facing API format and its translations to and from the unified one (OpenAI chat completions). */
@@ -141,6 +149,8 @@ export interface CompiledOperation {
   insteadOf?: string;
   cancel?: TaskCall;
   delete?: TaskCall;
+  /** A vendor that sends its audio inside events (decoded for the client). */
+  audio?: CompiledOperationAudio;
 }
 
 export interface CompiledChannel {
@@ -174,6 +184,8 @@ export interface Runtime {
   /** Client connection bounds (read at start: a reload does not change a running listener). */
   server: Required<ServerLimits>;
   routes: CompiledRoute[];
+  /** What the client secrets of `client_secret` routes start with: a key so prefixed is looked up as one. */
+  secretPrefixes: string[];
   channels: CompiledChannel[];
   /** Every resolved channel secret (keys, secrets): no answer and no log line may carry one. */
   secrets: string[];

@@ -11,6 +11,7 @@ export const catalog = {
   admin_key_required: { status: 403, type: 'invalid_request_error', message: 'This route takes the admin key, not a client token' },
   token_not_found: { status: 404, type: 'invalid_request_error', message: 'Token not found' },
   invalid_request: { status: 400, type: 'invalid_request_error', message: 'Invalid request' },
+  upgrade_required: { status: 426, type: 'invalid_request_error', message: 'This route is a WebSocket: connect with Upgrade: websocket' },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'Request body too large' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'Content-Type must be application/json' },
   model_not_allowed: { status: 403, type: 'invalid_request_error', message: 'This token has no access to the model' },

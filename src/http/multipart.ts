@@ -156,6 +156,8 @@ export function encodeMultipart(body: Record<string, unknown>): StreamBody {
   };
   for (const [k, v] of Object.entries(body)) {
     if (Array.isArray(v) && v.some(isFile)) v.forEach((x) => add(k, x));
+    // A list of plain values is a repeated `name[]` field, as it came (`timestamp_granularities[]`, `include[]`).
+    else if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')) v.forEach((x) => add(`${k}[]`, x));
     else add(k, v);
   }
   pieces.push(Buffer.from(`--${boundary}--\r\n`));

@@ -25,6 +25,7 @@ const stages = {
   dispatch: ['invalid_request', 'too_many_requests', 'upstream_error', 'upstream_timeout', 'no_available_channel'],
   respond: ['bad_response_body'],
   respondTask: ['task_failed', 'bad_response', 'upstream_error'],
+  session: ['upgrade_required', 'too_many_requests'],                            // src/realtime/open-session.ts
 } satisfies Record<string, ErrorCode[]>;
 
 // What each local answer refuses once the caller is known (src/policies/, src/admin/).
@@ -68,6 +69,7 @@ function stagesOf(route: CompiledRoute): ErrorCode[][] {
   const caller = [stages.connection, stages.authenticate, stages.rateLimit];
   if (p.kind === 'open') return caller;
   if (p.kind === 'local') return [...caller, ...localStages(route)];
+  if (p.kind === 'session') return [...caller, stages.session, stages.resolveModel, stages.reserve, stages.dispatch];
   const task = route.task;
   return [
     ...caller,
@@ -89,5 +91,6 @@ function localStages(route: CompiledRoute): ErrorCode[][] {
   if (route.policy === 'stored') return [['not_found']];
   if (route.policy === 'billing') return [billingActions[route.action ?? ''] ?? []];
   if (route.policy === 'count_tokens') return [stages.readJson, stages.resolveModel, route.store?.continues ? stages.recall : []];
+  if (route.policy === 'client_secret') return [stages.readJson, stages.resolveModel];
   return [];
 }

@@ -5,9 +5,19 @@ import { GatewayError } from '../http/errors.js';
 import type { Caller, Exchange, Matched } from './exchange.js';
 import { queryOf } from './match-route.js';
 
-/** Throws invalid_api_key (401); one message for unknown, revoked and expired keys: the answer must not reveal which. */
+/**
+ * Throws invalid_api_key (401); one message for unknown, revoked and expired keys and secrets, and for a secret on a
+ * route it does not open: the answer must not reveal which.
+ */
 export async function authenticate(ex: Exchange, m: Matched): Promise<Caller> {
-  const token = await ex.g.tokens.authenticate(keyOf(ex, m));
+  const key = keyOf(ex, m);
+  if (ex.g.runtime.secretPrefixes.some((p) => key.startsWith(p))) {
+    const opened = await ex.g.secrets.open(key, m.route.id);
+    if (!opened) throw new GatewayError('invalid_api_key', 'Invalid API key');
+    ex.ctx.token = opened.token;
+    return { ...m, token: opened.token, grant: opened.grant };
+  }
+  const token = await ex.g.tokens.authenticate(key);
   if (!token) throw new GatewayError('invalid_api_key', 'Invalid API key');
   ex.ctx.token = token;
   return { ...m, token };
@@ -15,6 +25,8 @@ export async function authenticate(ex: Exchange, m: Matched): Promise<Caller> {
 
 function keyOf(ex: Exchange, m: Matched): string {
   const header = ex.req.headers.authorization;
+  const offered = !header && m.route.realtime?.keySubprotocol ? subprotocolKey(ex, m.route.realtime.keySubprotocol) : undefined;
+  if (offered) return offered;
   const alt = m.route.keyHeader ? ex.req.headers[m.route.keyHeader] : undefined;
   if (!header && typeof alt === 'string' && alt.trim()) return alt.trim();
   const inQuery = !header && m.route.keyQuery ? queryOf(ex.ctx.url)[m.route.keyQuery]?.trim() : undefined;
@@ -27,9 +39,21 @@ function keyOf(ex: Exchange, m: Matched): string {
 
 const bearer = /^Bearer\s+(\S+)\s*$/i;
 
+/** A browser's WebSocket cannot set headers: its key rides in a subprotocol (the route's `key_subprotocol` and the key). */
+function subprotocolKey(ex: Exchange, prefix: string): string | undefined {
+  const offered = ex.req.headers['sec-websocket-protocol'];
+  if (typeof offered !== 'string') return undefined;
+  for (const p of offered.split(',')) {
+    const t = p.trim();
+    if (t.startsWith(prefix) && t.length > prefix.length) return t.slice(prefix.length);
+  }
+  return undefined;
+}
+
 /** How a key may be sent on this route: built only for a refusal, never on the way of an accepted request. */
 const hint = (m: Matched) =>
-  ['Authorization: Bearer <key>', m.route.keyHeader && `${m.route.keyHeader}: <key>`, m.route.keyQuery && `?${m.route.keyQuery}=<key>`]
+  ['Authorization: Bearer <key>', m.route.keyHeader && `${m.route.keyHeader}: <key>`, m.route.keyQuery && `?${m.route.keyQuery}=<key>`,
+    m.route.realtime?.keySubprotocol && `the WebSocket subprotocol ${m.route.realtime.keySubprotocol}<key>`]
     .filter(Boolean).join(' or ');
 
 /**

@@ -96,7 +96,7 @@ async function mapped(channel: string, build: () => Promise<ChannelCall>): Promi
   }
 }
 
-function noteAttempt(ex: Exchange, channel: string, t0: number, outcome: { status?: number; error?: string }): void {
+export function noteAttempt(ex: Exchange, channel: string, t0: number, outcome: { status?: number; error?: string }): void {
   const ms = performance.now() - t0;
   ex.ctx.upstreamMs += ms;
   ex.g.channelStats.record(channel, ms, outcome.error !== undefined || (outcome.status ?? 0) >= 500);
@@ -104,7 +104,7 @@ function noteAttempt(ex: Exchange, channel: string, t0: number, outcome: { statu
 }
 
 /** Every answer counts toward the channel's health: 429 is back-pressure, server and credential faults are failures. */
-function record(g: Gateway, channel: string, status: number, retryAfter: string | undefined): void {
+export function record(g: Gateway, channel: string, status: number, retryAfter: string | undefined): void {
   if (status === 429) return g.breakers.throttled(channel, retryAfterMs(retryAfter));
   if (status >= 500 || status === 401 || status === 403 || status === 408) {
     g.breakers.failure(channel);
@@ -115,7 +115,7 @@ function record(g: Gateway, channel: string, status: number, retryAfter: string 
 }
 
 /** No channel may take the request: 429 when the vendors asked to slow down (with when to retry), else 503. */
-function unavailable(g: Gateway, channels: string[], model: string, pinned: boolean): GatewayError {
+export function unavailable(g: Gateway, channels: string[], model: string, pinned: boolean): GatewayError {
   const wait = g.breakers.throttledFor(channels);
   const list = channels.join(', ');
   if (wait !== undefined) {

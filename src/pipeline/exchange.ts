@@ -1,6 +1,7 @@
 // What flows through the pipeline: one exchange (the request, its answer, its log record), and the typed output of
 // each stage, each extending the one before, so a later stage can only read what an earlier one produced.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Gateway } from '../gateway.js';
 import type { CompiledRoute } from '../config/runtime.js';
 import type { TokenRecord } from '../store/token-store.js';
@@ -9,15 +10,17 @@ import type { PriceInputs } from '../billing/price-inputs.js';
 import type { ChosenPrice } from '../billing/price-rules.js';
 import type { RequestContext } from './context.js';
 import type { Conversation } from '../store/conversations.js';
+import type { SecretGrant } from '../realtime/client-secrets.js';
 
-export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext }
+/** `upgrade`: a WebSocket upgrade's socket and the bytes that came after its head (the `res` is written on that socket). */
+export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext; upgrade?: { socket: Duplex; head: Buffer; onClose?: () => void } }
 
 /** matchRoute → */
 /** `alternates`: further routes on the same method and path, for other operations (chooseByModel picks one). */
 export interface Matched { route: CompiledRoute; params: Record<string, string>; alternates?: CompiledRoute[] }
 
-/** authenticate → */
-export interface Caller extends Matched { token: TokenRecord }
+/** authenticate → the token; `grant` when a client secret of it was presented (what the secret allows). */
+export interface Caller extends Matched { token: TokenRecord; grant?: SecretGrant }
 
 /** readRequest → the body as an object (JSON, multipart fields and spooled files, or `{}`), and the bytes as sent. */
 export interface Inbound extends Caller { body: Record<string, unknown>; raw: Buffer }

@@ -16,10 +16,12 @@ import { price } from './price.js';
 import { dispatch, type Sent } from './dispatch.js';
 import { relayUpstreamError } from './upstream-error.js';
 import { traced } from '../tracing/tracing.js';
+import { GatewayError } from '../http/errors.js';
 
 export async function serve(ex: Exchange): Promise<void> {
   const matched = matchRoute(ex);                                     // 404 not_found · 405 method_not_allowed
   const p = policyOf(matched.route);
+  if (ex.upgrade && p.kind !== 'session') throw new GatewayError('invalid_request', 'This route does not take a WebSocket upgrade');
   if (p.kind === 'open' && !matched.route.auth) return p.answer(ex, matched); // /healthz, /readyz, /metrics, /console
   if (p.kind === 'admin') {
     await traced(ex, 'authenticate', () => authenticateAdmin(ex, matched)); // 401 · 403 admin_key_required (a client token)
@@ -33,6 +35,7 @@ export async function serve(ex: Exchange): Promise<void> {
   if (q.kind === 'open') return traced(ex, 'answer', () => q.answer(ex, matched));
   if (q.kind === 'local') return traced(ex, 'answer', () => q.answer(ex, caller)); // models, tasks, downloads, kept answers, token counts, billing
   if (q.kind === 'proxied') return proxy(ex, caller, q.policy);
+  if (q.kind === 'session') return q.open(ex, caller);               // a live WebSocket session: 426 without an upgrade (realtime/)
   throw new Error(`route ${caller.route.id} shares its path but is not served per model`);
 }
 

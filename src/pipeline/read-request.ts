@@ -6,6 +6,7 @@ import { describeAjvErrors } from '../config/schema-registry.js';
 import { isMultipart, readMultipart } from '../http/multipart.js';
 import type { Caller, Exchange, Inbound } from './exchange.js';
 import type { CompiledRoute } from '../config/runtime.js';
+import { probeUploads } from '../media/probe-uploads.js';
 
 export type BodyKind = 'json' | 'raw';
 
@@ -24,6 +25,7 @@ export async function readRequest(ex: Exchange, c: Caller, kind: BodyKind): Prom
   const body = multipart ? await readMultipart(ex.req, limits) : parseJsonObject(raw, route.limits.maxJsonDepth);
   checkBody(route, body);
   checkCallback(c, body);
+  if (multipart && route.priceInputs.media_seconds) await probeUploads(body, route.priceInputs.media_seconds);
   return { ...c, raw, body };
 }
 

@@ -19,6 +19,7 @@ export async function resolveModel(ex: Exchange, i: Inbound): Promise<Resolved> 
   const pin = source?.channel ?? swapped.pin;
   const model = await pickModel(ex, body === i.body ? i : { ...i, body });
   ex.ctx.model = model;
+  if (i.grant?.model && model !== i.grant.model) throw new GatewayError('model_not_allowed', `This client secret is for model ${clip(i.grant.model)} only`);
   const price = checkAccess(ex.g, i.token, model, i.route.operation);
   const family = ex.g.runtime.modelSchemas.get(model);
   if (family && !family(body)) throw new GatewayError('invalid_request', describeAjvErrors(family.errors));
@@ -37,7 +38,7 @@ async function pickModel(ex: Exchange, i: Inbound): Promise<string> {
 }
 
 /** The token's own allow-list first, then its group's channels. */
-function checkAccess(g: Gateway, token: TokenRecord, model: string, operation: string): Model {
+export function checkAccess(g: Gateway, token: TokenRecord, model: string, operation: string): Model {
   if (token.models && !token.models.includes(model)) throw new GatewayError('model_not_allowed', `This token has no access to model ${clip(model)}`);
   const price = g.runtime.models.get(model);
   if (!price || !g.runtime.candidates(token.group, model, operation).length) {

@@ -2,12 +2,15 @@
 // for the caller) and open ones (about the gateway itself).
 import type { CompiledRoute } from '../config/runtime.js';
 import { serveMetrics } from '../metrics.js';
-import type { AdminPolicy, LocalPolicy, OpenPolicy, ProxiedPolicy } from './policy.js';
+import type { AdminPolicy, LocalPolicy, OpenPolicy, ProxiedPolicy, SessionPolicy } from './policy.js';
+import { openSession } from '../realtime/open-session.js';
+import { mintSecret } from '../realtime/mint-secret.js';
 import { adminActions } from '../admin/actions.js';
 import { billingActions } from './billing.js';
 import { chat } from './chat.js';
 import { json } from './json.js';
 import { passthrough } from './passthrough.js';
+import { relay } from './relay.js';
 import { taskSubmit } from './task-submit.js';
 import { serveModels } from './models.js';
 import { serveHealth, serveReady } from './health.js';
@@ -22,19 +25,20 @@ import { serveOpenApi } from '../openapi/serve-openapi.js';
 import { serveConsole } from '../console/serve-console.js';
 
 export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy }
-  | { kind: 'admin'; answer: AdminPolicy };
+  | { kind: 'admin'; answer: AdminPolicy } | { kind: 'session'; open: SessionPolicy };
 
 const open: Record<string, OpenPolicy> = {
   health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res), openapi: serveOpenApi, console: serveConsole,
 };
-const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough };
+const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough, relay };
 const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask, page: pageTasks, delete: deleteTask };
-const local: Record<string, LocalPolicy> = { models: serveModels, stored: serveStored, count_tokens: countTokens };
+const local: Record<string, LocalPolicy> = { models: serveModels, stored: serveStored, count_tokens: countTokens, client_secret: mintSecret };
 
 export function policyOf(route: CompiledRoute): Policy {
   if (open[route.policy]) return { kind: 'open', answer: open[route.policy] };
   if (local[route.policy]) return { kind: 'local', answer: local[route.policy] };
   if (route.policy === 'admin') return { kind: 'admin', answer: adminActions[route.action!] };
+  if (route.policy === 'realtime') return { kind: 'session', open: openSession };
   if (route.policy === 'billing') return { kind: 'local', answer: billingActions[route.action!] };
   if (route.policy === 'task') {
     const action = route.task!.action;

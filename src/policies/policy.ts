@@ -24,3 +24,6 @@ export type AdminPolicy = (ex: Exchange, m: Matched) => Promise<void>;
 
 /** Answers about the gateway (health, readiness, metrics): no caller needed. */
 export type OpenPolicy = (ex: Exchange, m: Matched) => Promise<void> | void;
+
+/** A live session over a WebSocket upgrade: runs until the session ends. */
+export type SessionPolicy = (ex: Exchange, c: Caller) => Promise<void>;

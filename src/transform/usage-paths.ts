@@ -10,6 +10,8 @@ type Path = Step[];
 /** `events` empty: any event may carry usage, and one is parsed when its text has a `keys` entry (`"usageMetadata"`). */
 export interface CompiledUsagePaths {
   at: Path[]; prompt: Path[]; completion: Path[]; details: [string, Path[]][]; events: Set<string>; keys: string[];
+  /** Where the seconds of media the vendor billed sit (a transcription's). */
+  seconds: Path[];
 }
 
 export function compileUsagePaths(u: UsagePaths): CompiledUsagePaths {
@@ -18,6 +20,7 @@ export function compileUsagePaths(u: UsagePaths): CompiledUsagePaths {
     at, prompt: u.prompt_tokens.map(compilePath), completion: u.completion_tokens.map(compilePath),
     details: Object.entries(u.details ?? {}).map(([name, paths]) => [name, (paths as string[]).map(compilePath)]),
     events: new Set(u.events ?? []), keys: [...new Set(at.map((p) => `"${p[0].key}"`))],
+    seconds: (u.seconds ?? []).map(compilePath),
   };
 }
 
@@ -51,9 +54,11 @@ export function readUsage(paths: CompiledUsagePaths, answer: unknown, before?: U
   const prompt = sum(found, paths.prompt);
   const completion = sum(found, paths.completion);
   const details = readDetails(found, paths.details, before?.details);
-  if (prompt === undefined && completion === undefined && details === before?.details) return before;
+  const seconds = paths.seconds.length ? secondsAt(found, paths.seconds) ?? before?.seconds : undefined;
+  if (prompt === undefined && completion === undefined && details === before?.details && seconds === before?.seconds) return before;
   const usage: Usage = { prompt_tokens: prompt ?? before?.prompt_tokens ?? 0, completion_tokens: completion ?? before?.completion_tokens ?? 0 };
   if (details) usage.details = details;
+  if (seconds !== undefined) usage.seconds = seconds;
   return usage;
 }
 
@@ -91,6 +96,15 @@ export function walk(v: unknown, path: Path): unknown {
     if (s.field !== undefined) node = Array.isArray(node) ? node.find((e) => e && typeof e === 'object' && String((e as Record<string, unknown>)[s.field!]) === s.value) : undefined;
   }
   return node;
+}
+
+/** The first of the paths holding a non-negative finite number of seconds (a fraction is kept). */
+function secondsAt(o: unknown, paths: Path[]): number | undefined {
+  for (const p of paths) {
+    const n = walk(o, p);
+    if (typeof n === 'number' && Number.isFinite(n) && n >= 0 && n < 1e9) return n;
+  }
+  return undefined;
 }
 
 const count = (n: unknown) => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined);

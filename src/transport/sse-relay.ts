@@ -8,9 +8,11 @@ export type RelayEnd = 'eof' | 'client_gone' | 'idle_timeout' | 'upstream_cut' |
 
 /**
  * Returns the text to send for an event, or undefined to drop it; a promise where the event's translation waits for
- * something (then the upstream is held until it settles, so events stay in order).
+ * something (then the upstream is held until it settles, so events stay in order). Bytes (audio decoded from an
+ * event) are written as they are, after the text of the events before them.
  */
-export type OnEvent = (ev: SseEvent) => string | undefined | Promise<string | undefined>;
+export type OnEvent = (ev: SseEvent) => Sent | Promise<Sent>;
+type Sent = string | Buffer | undefined;
 
 export interface RelayOptions {
   maxEventBytes: number; idleMs: number; onEvent: OnEvent;
@@ -41,8 +43,8 @@ export function relaySse(upstream: UpstreamResponse, res: ServerResponse, opts: 
       else finish('idle_timeout');
     };
     const arm = () => { lastData = Date.now(); };
-    const write = (out: string) => {
-      if (out && !res.write(out)) {
+    const write = (out: string | Buffer) => {
+      if (out.length && !res.write(out)) {
         upstream.pause();
         res.once('drain', () => upstream.resume());
       }
@@ -59,10 +61,11 @@ export function relaySse(upstream: UpstreamResponse, res: ServerResponse, opts: 
         if (r instanceof Promise) {
           waiting = true;
           upstream.pause();
-          r.then((t) => { if (!ended) handle(events, i + 1, out + (t ?? '')); }, () => { write(out); finish('upstream_cut'); });
+          r.then((t) => { if (!ended) handle(events, i + 1, joined(out, t)); }, () => { write(out); finish('upstream_cut'); });
           return;
         }
-        if (r) out += r;
+        if (typeof r === 'string') out += r;
+        else if (r) out = joined(out, r);
       }
       write(out);
       const next = queued.shift();
@@ -72,6 +75,13 @@ export function relaySse(upstream: UpstreamResponse, res: ServerResponse, opts: 
         upstream.resume();
       }
       whenIdle?.();
+    };
+    /** Text so far, then bytes: the text is written first, and what follows starts afresh. */
+    const joined = (out: string, t: Sent): string => {
+      if (!Buffer.isBuffer(t)) return out + (t ?? '');
+      write(out);
+      write(t);
+      return '';
     };
     function onData(chunk: Buffer) {
       arm();

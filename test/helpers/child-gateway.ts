@@ -12,9 +12,9 @@ export interface ChildGateway { url: string; proc: ChildProcess; output(): strin
  * The shipped config with quick task polls (the shipped values suit production) and other settings changed:
  * `other` in channels.yaml, `routes` in routes.yaml, each a [path, value] pair.
  */
-export function quickTaskConfig(tasks: Record<string, number> = {}, other: [string[], unknown][] = [], routes: [string[], unknown][] = []): string {
+export function quickTaskConfig(tasks: Record<string, number> = {}, other: [string[], unknown][] = [], routes: [(string | number)[], unknown][] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-child-'));
-  const edit = (file: string, changes: [string[], unknown][]) => {
+  const edit = (file: string, changes: [(string | number)[], unknown][]) => {
     const doc = parseDocument(readFileSync(join(projectRoot, file), 'utf8'));
     for (const [path, v] of changes) doc.setIn(path, v);
     writeFileSync(join(dir, file), String(doc));
@@ -43,7 +43,7 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
     const timer = setTimeout(() => reject(new Error(`gateway did not start: ${err}`)), 15_000);
     proc.stderr!.on('data', (d) => {
       err += d;
-      const m = /switchyard on (http:\/\/\S+)/.exec(err);
+      const m = /switchyard on (https?:\/\/\S+)/.exec(err);
       if (m) { clearTimeout(timer); resolve(m[1]); }
     });
     proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited (${code}): ${err}`)); });

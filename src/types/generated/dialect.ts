@@ -221,4 +221,10 @@ export interface UsagePaths {
    * Names of the stream events that carry usage (others pass unread). Absent: every event that has one of the `at` paths' first field (a dialect whose events have no names, e.g. Gemini's, whose every chunk may carry usageMetadata).
    */
   events?: string[];
+  /**
+   * Paths in the usage object of the seconds of media the vendor billed (a transcription's `seconds`): a `per_second` price charges these instead of the seconds asked.
+   *
+   * @minItems 1
+   */
+  seconds?: [string, ...string[]];
 }

@@ -130,7 +130,7 @@ export interface Route {
    */
   operation?: string;
   /**
-   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data).
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `relay` (a JSON or multipart request whose answer streams back as it comes: audio bytes, text, JSON or SSE events, its usage read on the way; see `audio`), `realtime` (a WebSocket relayed to the vendor's, billed per response; see `realtime`), `client_secret` (mints a short-lived secret of the caller's token for a browser; see `client_secret`), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data).
    */
   policy:
     | 'stream'
@@ -146,7 +146,10 @@ export interface Route {
     | 'admin'
     | 'billing'
     | 'openapi'
-    | 'console';
+    | 'console'
+    | 'relay'
+    | 'realtime'
+    | 'client_secret';
   /**
    * Policy `stream`: every request on this route is answered as SSE whatever its body says (the path says so, e.g. Gemini's `:streamGenerateContent`).
    */
@@ -210,6 +213,9 @@ export interface Route {
     | 'channels'
     | 'reload'
     | 'subscription';
+  audio?: RouteAudio;
+  realtime?: RealtimeRoute;
+  client_secret?: ClientSecretRoute;
 }
 /**
  * How a `task` route acts on task records.
@@ -290,6 +296,18 @@ export interface PriceInputs {
    * @minItems 1
    */
   choices?: [string, ...string[]];
+  /**
+   * String fields whose length in characters (Unicode code points) are the request's units: a `per_call` price is then per character (bounds: the model's `price.units`).
+   *
+   * @minItems 1
+   */
+  characters?: [string, ...string[]];
+  /**
+   * Uploaded files (multipart) whose audio duration, read from the file's own header (WAV, MP3, FLAC, Ogg, MP4/M4A, WebM), is the billable seconds: a `per_second` price reserves exactly it, an `input_tokens_per_second` price its tokens; a file whose duration cannot be read is refused with 400 before anything is reserved (bounds: the model's `price.seconds`).
+   *
+   * @minItems 1
+   */
+  media_seconds?: [string, ...string[]];
 }
 /**
  * Answers kept per owner in the store so a later request may continue them (and `stored` routes may read or delete them).
@@ -315,6 +333,150 @@ export interface ConversationStore {
    * Largest conversation kept or continued, in bytes (default 16 MiB): a longer one is refused with 400.
    */
   max_bytes?: number;
+}
+/**
+ * How a `relay` route answers audio: the format the client picks, whether it asked for events instead of bytes, and the route's events. The vendor's answer passes untouched where it already is what the client asked; a vendor that sends audio inside its own events (its operation's `audio`), or events where the client asked for bytes, has them decoded chunk by chunk (never held whole).
+ */
+export interface RouteAudio {
+  /**
+   * Body fields naming the audio format the client wants (the first present).
+   *
+   * @minItems 1
+   */
+  format_at: [string, ...string[]];
+  /**
+   * The format when the body names none.
+   */
+  default_format: string;
+  /**
+   * The Content-Type of each format the route answers in bytes.
+   */
+  content_types: {
+    [k: string]: string;
+  };
+  /**
+   * The body field asking for events instead of bytes, and the value that does (`stream_format: sse`).
+   */
+  events_at?: {
+    field: string;
+    value: string | boolean;
+  };
+  /**
+   * The route's audio event: its `type` and the field holding a base64 chunk (`{"type": "speech.audio.delta", "audio": "…"}`).
+   */
+  delta: {
+    type: string;
+    data: string;
+  };
+  /**
+   * JSONata: the route's last event when the vendor's events are not the route's own, from `$usage` (`prompt_tokens`, `completion_tokens`, absent when the vendor reported none).
+   */
+  done?: string;
+}
+/**
+ * A `realtime` route: a WebSocket (GET with `Upgrade: websocket`) relayed to the vendor's WebSocket (the channel's operation of the route's `operation`, its path with `{model}`), frames passed both ways untouched apart from the key. The model is the route's `model_expr` (the `model` query parameter) or the client secret's. Before the vendor is dialled a hold is reserved (a turn's prompt and the model's output limit at their dearest rates); each event named in `charges` is charged when it arrives and the hold taken again for what may come next, topped up from the balance when a response cost more; a balance that runs out ends the session with the `error` event. A session ends (its money settled, its vendor socket closed) when either side leaves, after `idle_s` without a frame, after `max_session_s`, or at a stop.
+ */
+export interface RealtimeRoute {
+  /**
+   * The subprotocol the gateway answers with when the client offers it (`realtime`): a browser that offers subprotocols needs one chosen.
+   */
+  subprotocol?: string;
+  /**
+   * A subprotocol prefix carrying the key, for browsers that cannot set headers (`openai-insecure-api-key.` + the key or a client secret); never echoed back.
+   */
+  key_subprotocol?: string;
+  /**
+   * Server events that carry usage, by `type`: each is charged as it arrives, read by the named usage paths (routes.yaml `usage`), at the session model's price, or, with `model_at`, at the price of the model the session names at that path of its `session_events` (a transcription model; a session naming an unpriced one is ended).
+   */
+  charges: {
+    [k: string]: {
+      usage: string;
+      model_at?: string;
+    };
+  };
+  /**
+   * Server event types whose `session` field is the session's settings (where `model_at` is read).
+   */
+  session_events?: string[];
+  /**
+   * The events that open and close a response, and the client event that cancels one: a client that leaves mid-response has the vendor asked to cancel it and its closing event (with its usage) awaited for a few seconds, so what it cost is charged.
+   */
+  response?: {
+    created: string;
+    done: string;
+    /**
+     * JSONata: the cancel event.
+     */
+    cancel: string;
+  };
+  /**
+   * JSONata: the event telling the client why the gateway ends its session (bindings $type, $code, $message).
+   */
+  error: string;
+  /**
+   * Longest a session may last (default 3600).
+   */
+  max_session_s?: number;
+  /**
+   * A session with no frame either way for this long is ended (default 600).
+   */
+  idle_s?: number;
+  /**
+   * Sessions one token may have open at once across every instance (default 8); one more is 429.
+   */
+  max_sessions_per_token?: number;
+  /**
+   * Largest frame either side may send (default 16 MiB: a vendor's 15 MiB audio event and its JSON); a larger one ends the session (close code 1009).
+   */
+  max_frame_bytes?: number;
+  /**
+   * Prompt tokens a new turn may add beyond the last response's input and output, in each hold (default 4096).
+   */
+  turn_tokens?: number;
+}
+/**
+ * A `client_secret` route mints a short-lived secret that stands for the caller's token on the routes in `for` only (a browser then holds it, never the long-lived key): random, kept hashed in the store until it expires, answered once. A secret opens sessions until it expires; a session outlives it. Revoking the token ends what its secrets can open.
+ */
+export interface ClientSecretRoute {
+  /**
+   * Route ids a secret opens.
+   *
+   * @minItems 1
+   */
+  for: [string, ...string[]];
+  /**
+   * What every secret starts with (`ek_`): the key is looked up as a secret only then.
+   */
+  prefix: string;
+  /**
+   * Body field of the secret's lifetime in seconds.
+   *
+   * @minItems 1
+   */
+  ttl_at?: [string, ...string[]];
+  default_ttl_s?: number;
+  min_ttl_s?: number;
+  max_ttl_s?: number;
+  /**
+   * Body field naming the model a secret is for: it opens that model only.
+   *
+   * @minItems 1
+   */
+  model_at?: [string, ...string[]];
+  /**
+   * Body field of the session settings a secret carries: sent to the vendor as the first event of each session it opens (`update`).
+   *
+   * @minItems 1
+   */
+  session_at?: [string, ...string[]];
+  /**
+   * JSONata: the event carrying the secret's session settings ($session) to the vendor when it opens a session.
+   */
+  update?: string;
+  /**
+   * JSONata: the answer ($value, $expires_at in unix seconds, $session).
+   */
+  answer: string;
 }
 /**
  * One client-facing API format and its translations to and from the unified format (OpenAI chat completions).
@@ -537,4 +699,10 @@ export interface UsagePaths {
    * Names of the stream events that carry usage (others pass unread). Absent: every event that has one of the `at` paths' first field (a dialect whose events have no names, e.g. Gemini's, whose every chunk may carry usageMetadata).
    */
   events?: string[];
+  /**
+   * Paths in the usage object of the seconds of media the vendor billed (a transcription's `seconds`): a `per_second` price charges these instead of the seconds asked.
+   *
+   * @minItems 1
+   */
+  seconds?: [string, ...string[]];
 }

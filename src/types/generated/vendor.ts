@@ -90,6 +90,7 @@ export type Operation = {
   cancel?: Cancel;
   delete?: Delete;
   usage?: UsagePaths;
+  audio?: OperationAudio;
 };
 /**
  * How to find a task whose submit was cut before the vendor answered (the gateway process died mid-submit): ask the vendor by the gateway's own task id, which the `request` transform sent along (e.g. as a client reference). Without it such a task is refunded and marked failed.
@@ -220,6 +221,10 @@ export interface Price {
    * Output tokens one second of generated media makes, for a vendor that bills media by tokens (e.g. width × height × frames / 1024): what a task reserves per second asked, at its dearest output rate. The charge is the tokens the vendor reports.
    */
   tokens_per_second?: number;
+  /**
+   * Input tokens one second of uploaded media makes (audio a transcription reads, at the vendor's own rate): what a request reserves for its upload (the route's `price_inputs.media_seconds`), at its dearest input rate. The charge is the tokens the vendor reports.
+   */
+  input_tokens_per_second?: number;
   /**
    * Bounds of the billable seconds a request may ask for (read from the route's `price_inputs.seconds` fields); anything outside is refused with 400 before anything is reserved.
    */
@@ -608,6 +613,39 @@ export interface UsagePaths {
    * Names of the stream events that carry usage (others pass unread). Absent: every event that has one of the `at` paths' first field (a dialect whose events have no names, e.g. Gemini's, whose every chunk may carry usageMetadata).
    */
   events?: string[];
+  /**
+   * Paths in the usage object of the seconds of media the vendor billed (a transcription's `seconds`): a `per_second` price charges these instead of the seconds asked.
+   *
+   * @minItems 1
+   */
+  seconds?: [string, ...string[]];
+}
+/**
+ * A vendor that sends its audio inside events (SSE, or one JSON answer), base64 or hex at a path of each event, instead of the route's own events or bytes: the gateway decodes each chunk as it comes into the bytes the client asked for, or into the route's events (routes.yaml `audio`).
+ */
+export interface OperationAudio {
+  /**
+   * Dotted paths of an event's audio chunk (the first present; `candidates.0.content.parts.0.inlineData.data`).
+   *
+   * @minItems 1
+   */
+  data: [string, ...string[]];
+  /**
+   * How a chunk is written (default base64).
+   */
+  encoding?: 'base64' | 'hex';
+  /**
+   * What the decoded bytes are, when the vendor sends one format whatever was asked (`pcm`, `mp3`); absent: the format the client asked, passed on by the request transform.
+   */
+  format?: string;
+  /**
+   * The layout of raw PCM (`format: pcm`): a client asking `wav` gets a WAV header before the samples.
+   */
+  pcm?: {
+    rate: number;
+    channels?: number;
+    bits?: 8 | 16 | 24 | 32;
+  };
 }
 /**
  * The channel's cheapest read-only call (a model or task list), sent by `switchyard check --probe` with the channel's real credentials through the same transport as traffic (base URL, headers, auth scheme, connect timeout), so a wrong key or an unreachable vendor shows before traffic does. It must cost nothing: never a generation. An answer is judged in this order: a connect failure or timeout is `unreachable`; an answer `auth_failed_when` holds for is `auth failed`; a status in `ok_status` (default: any 2xx) is `ok`; 401 and 403 are `auth failed`; 429 is `rate limited` (throttled or out of credit: the key is not confirmed); 5xx is `vendor error`; anything else is `unexpected` (a wrong `path`, or an `ok_status` to add). Only the status, the vendor's error code and the time are printed, never its body; both pass the redactor.
