@@ -170,6 +170,146 @@ table('OpenAI embeddings, images, Sora', [
   sora('sora-2-pro', '1024x1792', '12', ['1024x1792 (1024p)', '12 s']),
 ]);
 
+// ---- OpenAI audio and Realtime: /v1/audio/speech, /v1/audio/transcriptions and /translations, WebSocket /v1/realtime --
+// USD, from OpenAI's model pages (developers.openai.com/api/docs/models/<model>) and its price table
+// (developers.openai.com/api/docs/pricing):
+// - Speech: tts-1 $15 and tts-1-hd $30 per million characters of `input` (counted in code points: every character of
+//   the string sent, spaces, punctuation and any `[sim …]` directive included; at most 4,096). gpt-4o-mini-tts (and its
+//   dated snapshot) per million tokens: text input $0.60, audio output $12 (models/gpt-4o-mini-tts); the usage is what
+//   its event form reports (`speech.audio.done`: input_tokens, output_tokens, the output all audio).
+// - Transcription: whisper-1 $0.006 a minute, billed per second of audio (the seconds its answer reports,
+//   `usage: {type: 'duration', seconds}`, or the upload's length where it reports none, as translations do);
+//   gpt-transcribe $0.0045 a minute, alike. gpt-4o-transcribe and gpt-4o-transcribe-diarize per million tokens: input
+//   $2.50 (audio and prompt text alike, as the model pages list it), output $10; gpt-4o-mini-transcribe (and its dated
+//   snapshot) $1.25 / $5.
+// - Realtime, per million tokens, by class: text in, cached text in, audio in, cached audio in, image in, cached image
+//   in, text out, audio out. gpt-realtime-2.1 and gpt-realtime-2: $4, $0.40, $32, $0.40, $5, $0.50, $24, $64;
+//   gpt-realtime-1.5 and gpt-realtime the same but text out $16; gpt-realtime-2.1-mini and gpt-realtime-mini: $0.60,
+//   $0.06, $10, $0.30, $0.80, $0.08, $2.40, $20 (models/gpt-realtime-2.1, models/gpt-realtime-1.5,
+//   models/gpt-realtime-2.1-mini). `response.done` reports each input class with its cached part inside it
+//   (input_token_details.cached_tokens_details), so a class's uncached tokens are its count less its cached part.
+//   A session is one charge: its responses' (and input transcriptions') costs summed, rounded up once.
+const TTS_PER_CHAR: Record<string, number> = { 'tts-1': 15, 'tts-1-hd': 30 };
+const MINI_TTS = { input: 0.6, audioOut: 12 };
+const STT_PER_MINUTE: Record<string, number> = { 'whisper-1': 0.006, 'gpt-transcribe': 0.0045 };
+const STT_TOKENS: Record<string, { input: number; output: number }> = {
+  'gpt-4o-transcribe': { input: 2.5, output: 10 }, 'gpt-4o-transcribe-diarize': { input: 2.5, output: 10 },
+  'gpt-4o-mini-transcribe': { input: 1.25, output: 5 }, 'gpt-4o-mini-transcribe-2025-12-15': { input: 1.25, output: 5 },
+};
+interface RealtimeRates { text: number; cachedText: number; audio: number; cachedAudio: number; image: number; cachedImage: number; textOut: number; audioOut: number }
+const RT2: RealtimeRates = { text: 4, cachedText: 0.4, audio: 32, cachedAudio: 0.4, image: 5, cachedImage: 0.5, textOut: 24, audioOut: 64 };
+const RT15: RealtimeRates = { ...RT2, textOut: 16 };
+const RT_MINI: RealtimeRates = { text: 0.6, cachedText: 0.06, audio: 10, cachedAudio: 0.3, image: 0.8, cachedImage: 0.08, textOut: 2.4, audioOut: 20 };
+const REALTIME: Record<string, RealtimeRates> = {
+  'gpt-realtime-2.1': RT2, 'gpt-realtime-2': RT2, 'gpt-realtime-1.5': RT15, 'gpt-realtime': RT15, 'gpt-realtime-2.1-mini': RT_MINI, 'gpt-realtime-mini': RT_MINI,
+};
+
+/** Exactly `n` characters of English (or `base`), ending in a directive that makes the simulator answer at once. */
+function speechText(n: number, base = 'The quick brown fox jumps over the lazy dog. '): string {
+  const tail = ' [sim interval_ms=0 seconds=2]';
+  const body = [...base.repeat(Math.ceil(n / [...base].length) + 1)].slice(0, n - tail.length).join('');
+  return body + tail;
+}
+const chars = (s: string) => [...s].length;
+
+const tts = (model: string, input: string, body: Body, dims: string[]): Row => ({
+  model, via: 'speech', body: { ...body, input }, dims: [`${chars(input)} characters`, ...dims], usd: (chars(input) * TTS_PER_CHAR[model]) / 1e6,
+});
+const miniTts = (model: string, input: number, output: number, body: Body, dims: string[]): Row => ({
+  model, via: 'speech', body, usage: { input_tokens: input, output_tokens: output, total_tokens: input + output }, dims,
+  usd: (input * MINI_TTS.input + output * MINI_TTS.audioOut) / 1e6,
+  // Only the event form reports usage: the gateway must ask for it whatever the client asked.
+  sent: { stream_format: 'sse' },
+});
+/** whisper-1 and gpt-transcribe: per second of audio (`reported`: the seconds the answer reports; else the upload's). */
+const sttSeconds = (model: string, via: Via, seconds: number, reported: number | undefined, body: Body, dims: string[]): Row => ({
+  model, via, body: { seconds, ...body }, ...(reported !== undefined && { usage: { type: 'duration', seconds: reported } }),
+  dims: [`${seconds} s upload`, ...(reported !== undefined ? [`${reported} s reported`] : ['no seconds reported']), ...dims],
+  usd: (STT_PER_MINUTE[model] / 60) * (reported ?? Math.ceil(seconds)),
+});
+/** The gpt-4o transcribe models: tokens, audio (and prompt text) in, text out. */
+const sttTokens = (model: string, seconds: number, audio: number, text: number, output: number, body: Body, dims: string[]): Row => ({
+  model, via: 'transcription', body: { seconds, ...body },
+  usage: { type: 'tokens', input_tokens: audio + text, output_tokens: output, total_tokens: audio + text + output, input_token_details: { text_tokens: text, audio_tokens: audio } },
+  dims: [`${seconds} s upload`, ...dims],
+  usd: ((audio + text) * STT_TOKENS[model].input + output * STT_TOKENS[model].output) / 1e6,
+});
+
+interface RealtimeTokens { text?: number; audio?: number; image?: number; cachedText?: number; cachedAudio?: number; cachedImage?: number; textOut?: number; audioOut?: number }
+/** A `response.done` usage: every field set (the directive merges over the simulator's own count). */
+function realtimeUsage(t: RealtimeTokens): Usage {
+  const [text, audio, image, cText, cAudio, cImage, textOut, audioOut] = [t.text, t.audio, t.image, t.cachedText, t.cachedAudio, t.cachedImage, t.textOut, t.audioOut].map((v) => v ?? 0);
+  const input = text + audio + image;
+  const output = textOut + audioOut;
+  return {
+    total_tokens: input + output, input_tokens: input, output_tokens: output,
+    input_token_details: {
+      text_tokens: text, audio_tokens: audio, image_tokens: image, cached_tokens: cText + cAudio + cImage,
+      cached_tokens_details: { text_tokens: cText, audio_tokens: cAudio, image_tokens: cImage },
+    },
+    output_token_details: { text_tokens: textOut, audio_tokens: audioOut },
+  };
+}
+function realtimeUsd(model: string, u: Usage): number {
+  const r = REALTIME[model];
+  const d = u.input_token_details;
+  const c = d.cached_tokens_details;
+  return ((d.text_tokens - c.text_tokens) * r.text + c.text_tokens * r.cachedText + (d.audio_tokens - c.audio_tokens) * r.audio + c.audio_tokens * r.cachedAudio
+    + (d.image_tokens - c.image_tokens) * r.image + c.image_tokens * r.cachedImage + u.output_token_details.text_tokens * r.textOut + u.output_token_details.audio_tokens * r.audioOut) / 1e6;
+}
+/**
+ * A session of `o.responses` responses (default one), each reporting `t`: the session is charged their sum, rounded up
+ * once. `o.transcribe`: the session names a model for input transcription and commits that many seconds of audio
+ * before its first response; the transcription is charged at that model's price from what the simulator reports for
+ * it (no directive reaches that event): whisper-1 the seconds rounded up; the gpt-4o models 10 audio tokens a second
+ * in and the 5 words of "Transcribed N seconds of audio." out.
+ */
+const rt = (model: string, t: RealtimeTokens, dims: string[], o: { responses?: number; transcribe?: [string, number] } = {}): Row => {
+  const usage = realtimeUsage(t);
+  const responses = o.responses ?? 1;
+  let usd = realtimeUsd(model, usage) * responses;
+  const body: Body = { ...(responses > 1 && { responses }) };
+  if (o.transcribe) {
+    const [stt, seconds] = o.transcribe;
+    Object.assign(body, { transcribe: stt, audioSeconds: seconds });
+    usd += stt === 'whisper-1' ? (STT_PER_MINUTE[stt] / 60) * Math.ceil(seconds) : (Math.ceil(seconds * 10) * STT_TOKENS[stt].input + 5 * STT_TOKENS[stt].output) / 1e6;
+  }
+  return { model, via: 'realtime', usage, dims, usd, ...(Object.keys(body).length && { body }) };
+};
+
+table('OpenAI audio and realtime', [
+  tts('tts-1', speechText(1_000), {}, ['mp3 (default)']),
+  tts('tts-1', speechText(500, 'Café crème brûlée, s’il vous plaît… '), { response_format: 'opus', speed: 1.5 }, ['accented text (characters, not bytes)', 'opus', 'speed=1.5']),
+  tts('tts-1-hd', speechText(4_096), { response_format: 'wav' }, ['the maximum input', 'wav']),
+  tts('tts-1-hd', speechText(150), { voice: 'nova', response_format: 'flac' }, ['flac']),
+  miniTts('gpt-4o-mini-tts', 1_200, 6_000, {}, ['text input', 'audio output', 'asked for bytes (mp3)']),
+  miniTts('gpt-4o-mini-tts', 300, 2_400, { stream_format: 'sse', instructions: 'Speak slowly and warmly.' }, ['stream_format=sse', 'instructions']),
+  miniTts('gpt-4o-mini-tts-2025-12-15', 50, 8_000, { response_format: 'wav' }, ['wav', 'audio output']),
+  sttSeconds('whisper-1', 'transcription', 61, 61, {}, ['per second, not per started minute']),
+  sttSeconds('whisper-1', 'transcription', 30, 30, { response_format: 'verbose_json' }, ['verbose_json']),
+  sttSeconds('whisper-1', 'translation', 90, undefined, {}, ['translation']),
+  sttSeconds('gpt-transcribe', 'transcription', 120, 120, {}, []),
+  sttSeconds('gpt-transcribe', 'transcription', 45, undefined, {}, ['tokens reported, no seconds']),
+  sttTokens('gpt-4o-transcribe', 1_400, 14_000, 0, 3_500, { rate: 8_000 }, ['1,400 s (the maximum)', 'audio input', 'text output']),
+  sttTokens('gpt-4o-transcribe', 20, 200, 30, 60, { stream: 'true' }, ['stream=true', 'prompt text input']),
+  sttTokens('gpt-4o-transcribe-diarize', 45, 450, 0, 120, { response_format: 'diarized_json', chunking_strategy: 'auto' }, ['diarized_json', 'chunking_strategy=auto']),
+  sttTokens('gpt-4o-mini-transcribe', 600, 6_000, 0, 1_500, {}, ['audio input', 'text output']),
+  sttTokens('gpt-4o-mini-transcribe-2025-12-15', 60, 600, 20, 150, {}, ['prompt text input']),
+  sttSeconds('whisper-1', 'transcription', 61, undefined, { response_format: 'text' }, ['response_format=text (no usage in the answer)']),
+  sttSeconds('gpt-transcribe', 'transcription', 13.3, 14, {}, ['13.3 s billed as the 14 s reported']),
+  rt('gpt-realtime-2.1', { text: 1_500, audio: 4_000, textOut: 200, audioOut: 1_200 }, ['text in', 'audio in', 'text out', 'audio out']),
+  rt('gpt-realtime-2.1', { text: 3_000, cachedText: 2_560, audio: 8_000, cachedAudio: 6_400, textOut: 100, audioOut: 800 }, ['cached text', 'cached audio']),
+  rt('gpt-realtime-2.1', { audio: 20_000, audioOut: 4_000 }, ['a response above its hold (topped up)']),
+  rt('gpt-realtime-2', { text: 500, image: 1_000, cachedImage: 512, textOut: 300 }, ['image in', 'cached image', 'text out']),
+  rt('gpt-realtime-1.5', { text: 2_000, cachedText: 1_024, textOut: 1_000 }, ['cached text', 'text out ($16)']),
+  rt('gpt-realtime', { text: 200, audio: 3_000, cachedAudio: 1_920, textOut: 150, audioOut: 900 }, ['cached audio', 'audio out']),
+  rt('gpt-realtime-2.1-mini', { text: 4_000, cachedText: 3_200, audio: 10_000, cachedAudio: 8_000, image: 500, cachedImage: 256, textOut: 400, audioOut: 2_000 }, ['cached text', 'cached audio', 'cached image', 'every class']),
+  rt('gpt-realtime-mini', { text: 1_000, audio: 2_000, audioOut: 1_000 }, ['audio in', 'audio out']),
+  rt('gpt-realtime-mini', { text: 100, textOut: 50 }, ['three responses in a session', 'rounded once per session'], { responses: 3 }),
+  rt('gpt-realtime-2.1-mini', { text: 300, audio: 30, textOut: 40, audioOut: 200 }, ['input audio transcription (gpt-4o-mini-transcribe, tokens)'], { transcribe: ['gpt-4o-mini-transcribe', 3] }),
+  rt('gpt-realtime-1.5', { text: 200, audio: 25, audioOut: 100 }, ['input audio transcription (whisper-1, seconds)'], { transcribe: ['whisper-1', 2.5] }),
+]);
+
 // ---- Anthropic: /v1/messages (JSON and stream) and translated /v1/chat/completions ----------------------------------
 // USD per million tokens: base input, 5-minute cache write, 1-hour cache write, cache read, output.
 // platform.claude.com/docs/en/about-claude/pricing (Fable 5.1, Opus 5, Sonnet 4.5, Haiku 4.5) and the models' overview
@@ -321,6 +461,36 @@ table('Gemini', [
   geminiImage('gemini-3.1-flash-image-preview', '2K', geminiUsage(18, 1_686, { image: 1_680 }), ['2K image (1680)', 'text output']),
   geminiImage('gemini-3.1-flash-image-preview', '4K', geminiUsage(30, 2_520, { image: 2_520 }), ['4K image (2520)'], ['IMAGE']),
   geminiImage('gemini-2.5-flash-image', '1K', geminiUsage(15, 1_296, { image: 1_290 }), ['1K image (1290)', 'text output']),
+]);
+
+// ---- Gemini TTS on /v1/audio/speech (generateContent's stream, audio out) -------------------------------------------
+// USD per million tokens, Google's Gemini API price page (ai.google.dev/gemini-api/docs/pricing), text input / audio
+// output: gemini-2.5-flash-preview-tts $0.50 / $10; gemini-2.5-pro-preview-tts $1 / $20; gemini-3.8-flash-tts $0.50 /
+// $9; gemini-3.8-flash-lite-tts $0.50 / $6 (their launch prices). The usage is usageMetadata: promptTokenCount (the
+// text, instructions included) and candidatesTokenCount (the audio, candidatesTokensDetails AUDIO). Google answers raw
+// PCM: a client asks `pcm` or `wav`, one price.
+const GEMINI_TTS: Record<string, { input: number; audio: number }> = {
+  'gemini-2.5-flash-preview-tts': { input: 0.5, audio: 10 },
+  'gemini-2.5-pro-preview-tts': { input: 1, audio: 20 },
+  'gemini-3.8-flash-tts': { input: 0.5, audio: 9 },
+  'gemini-3.8-flash-lite-tts': { input: 0.5, audio: 6 },
+};
+const geminiTts = (model: string, prompt: number, audio: number, body: Body, dims: string[]): Row => ({
+  model, via: 'speech', body, dims,
+  usage: {
+    promptTokenCount: prompt, candidatesTokenCount: audio, totalTokenCount: prompt + audio,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }], candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: audio }],
+  },
+  usd: (prompt * GEMINI_TTS[model].input + audio * GEMINI_TTS[model].audio) / 1e6,
+});
+
+table('Gemini TTS', [
+  geminiTts('gemini-2.5-flash-preview-tts', 120, 3_200, { response_format: 'pcm' }, ['pcm', 'text input', 'audio output']),
+  geminiTts('gemini-2.5-flash-preview-tts', 40, 800, { response_format: 'wav' }, ['wav']),
+  geminiTts('gemini-2.5-pro-preview-tts', 500, 12_000, { response_format: 'wav', voice: 'Puck' }, ['wav', 'voice=Puck']),
+  geminiTts('gemini-3.8-flash-tts', 300, 6_400, { response_format: 'pcm' }, ['pcm']),
+  geminiTts('gemini-3.8-flash-tts', 100, 1_000, {}, ['response_format omitted (pcm, the only one)']),
+  geminiTts('gemini-3.8-flash-lite-tts', 80, 16_000, { response_format: 'wav', instructions: 'Say cheerfully' }, ['wav', 'instructions', '16,000 audio tokens']),
 ]);
 
 // ---- Kling: /v1/video/generations (metadata.mode / metadata.sound) and /vendork --------------------------------------
