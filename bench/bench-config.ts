@@ -9,9 +9,12 @@ export const benchRateLimit = { requests: 1_000_000_000, window_s: 60 };
 export const benchMaxInflightTasks = 1_000_000;
 /** `server.max_connections` per gateway process (default 10,000): the connection soak holds 20,000 over 2 workers. */
 export const benchMaxConnections = 15_000;
+/** `max_sessions_per_token` of every realtime route (shipped: 8): the realtime scenario opens 20 sessions on one token. */
+export const benchRealtimeSessions = 1000;
 
 /**
- * routes.yaml: `server.max_connections` raised for the connection soak, nothing else changed.
+ * routes.yaml: `server.max_connections` raised for the connection soak and each realtime route's
+ * `max_sessions_per_token` for the realtime scenario, nothing else changed.
  * The shipped groups allow 600-3000 requests a minute per token, which a load test passes in well under a second.
  * Everything else (channels, templates, prices, routes) is the repository's, so the request path is the real one.
  */
@@ -19,7 +22,8 @@ export function writeBenchConfig(projectRoot: string, dir: string): string[] {
   mkdirSync(dir, { recursive: true });
   // The connection soak holds 20,000 connections over 2 workers: each worker's cap goes from 10,000 to 15,000.
   // Every other server limit (timeouts, body memory) keeps its default.
-  writeFileSync(join(dir, 'routes.yaml'), withMaxConnections(readFileSync(join(projectRoot, 'routes.yaml'), 'utf8'), benchMaxConnections));
+  const routes = withRealtimeSessions(readFileSync(join(projectRoot, 'routes.yaml'), 'utf8'), benchRealtimeSessions);
+  writeFileSync(join(dir, 'routes.yaml'), withMaxConnections(routes, benchMaxConnections));
   const doc = parseDocument(readFileSync(join(projectRoot, 'channels.yaml'), 'utf8'));
   const groups = doc.get('groups') as { items?: { key: unknown }[] } | undefined;
   const names = (groups?.items ?? []).map((p) => String((p.key as { value?: unknown })?.value ?? p.key));
@@ -43,6 +47,29 @@ function withMaxConnections(text: string, max: number): string {
     : `${text}${text.endsWith('\n') ? '' : '\n'}server:\n  max_connections: ${max}\n`;
   const check = parseDocument(out);
   if (check.errors.length || check.getIn(['server', 'max_connections']) !== max) throw new Error(`bench config: could not set server.max_connections in routes.yaml`);
+  return out;
+}
+
+/**
+ * Raises `max_sessions_per_token` of every route with a `realtime` block to `max` (never lowers it). The value is
+ * edited in the text when the key is on a line of its own (byte for byte elsewhere); a realtime route without it (the
+ * default, 8) or with it in a flow map gets it through the Document API. Checked after.
+ */
+function withRealtimeSessions(text: string, max: number): string {
+  let out = text.replace(/^([ \t]*max_sessions_per_token:[ \t]*)(\d+)/gm, (all, key: string, n: string) => (Number(n) < max ? `${key}${max}` : all));
+  const realtimeRoutes = (doc: Document) => ((doc.get('routes') as { items?: unknown[] } | undefined)?.items ?? [])
+    .map((_, i) => i).filter((i) => doc.hasIn(['routes', i, 'realtime']));
+  const doc = parseDocument(out);
+  const low = (d: Document, i: number) => !(Number(d.getIn(['routes', i, 'realtime', 'max_sessions_per_token'])) >= max);
+  const missing = realtimeRoutes(doc).filter((i) => low(doc, i));
+  if (missing.length) {
+    for (const i of missing) doc.setIn(['routes', i, 'realtime', 'max_sessions_per_token'], max);
+    out = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+  }
+  const check = parseDocument(out);
+  if (check.errors.length || realtimeRoutes(check).some((i) => low(check, i))) {
+    throw new Error('bench config: could not raise realtime max_sessions_per_token in routes.yaml');
+  }
   return out;
 }
 

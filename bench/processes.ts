@@ -124,6 +124,13 @@ export interface Rig {
   /** Another gateway on the same store and config (own port and log file), unpinned; stopped with the rig or by the caller. */
   /** `pinned`: on the gateway's core like the main gateway (the caller loads one process there at a time). */
   extraGateway(name: string, env: NodeJS.ProcessEnv, pinned?: boolean): Promise<{ url: string; child: Child; stop(): Promise<void> }>;
+  /**
+   * The bare WebSocket relay (bare-ws-relay.ts) to the simulator's Realtime socket, on the gateway's core: started on
+   * the first call (only the realtime scenario needs it), then the same one; stopped with the rig.
+   */
+  bareWs(): Promise<{ url: string; child: Child }>;
+  /** Its pid once started, so the per-core accounting counts it among the rig's processes. */
+  bareWsPid(): number | undefined;
 }
 
 /**
@@ -188,7 +195,22 @@ export async function startRig(o: RigOptions): Promise<Rig> {
       await waitForHttp(child, `${url}/v1/models`);
       return { url, child, stop: () => stopChild(child) };
     };
-    return { sim, gateway, gatewayUrl, directUrl, gatewayKey, directKey: 'sim-key', bare, bareUrl, tmp, logFile, stop, extraGateway };
+    let bareWs: Promise<{ url: string; child: Child }> | undefined;
+    let bareWsChild: Child | undefined;
+    const startBareWs = async () => {
+      const port = await freePort();
+      const env = { ...process.env, BARE_WS_PORT: String(port), BARE_WS_UPSTREAM: directUrl.replace(/^http/, 'ws'), BARE_KEY: 'sim-key' };
+      const child = startNode('bare ws relay', ['dist/bench/bare-ws-relay.js'], env, o.pin ? GATEWAY_CPU : undefined, o.root, o.onCrash, o.verbose);
+      started.push(child);
+      bareWsChild = child;
+      const url = `http://127.0.0.1:${port}`;
+      await waitForHttp(child, url); // plain HTTP is answered 426: it listens
+      return { url, child };
+    };
+    return {
+      sim, gateway, gatewayUrl, directUrl, gatewayKey, directKey: 'sim-key', bare, bareUrl, tmp, logFile, stop, extraGateway,
+      bareWs: () => (bareWs ??= startBareWs()), bareWsPid: () => bareWsChild?.pid,
+    };
   } catch (err) {
     await stop();
     rmSync(tmp, { recursive: true, force: true });

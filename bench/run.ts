@@ -27,12 +27,14 @@ import { slowStreams } from './scenarios/slow-streams.js';
 import { pricing } from './scenarios/pricing.js';
 import { requestLog } from './scenarios/request-log.js';
 import { redisMemory } from './scenarios/redis-memory.js';
+import { realtimeRelay } from './scenarios/realtime.js';
+import { speechFirstByte } from './scenarios/speech.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, redisMemory, tasks, usageReport, pricing, requestLog];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, speechFirstByte, realtimeRelay, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, redisMemory, tasks, usageReport, pricing, requestLog];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-streams N] [--slow-seconds S] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
-  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 3 minutes
+  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 7 minutes
   --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min), connection soak
   --soak            run the connection soak (20,000 idle connections, about 2 minutes) and only it,
                     plus any scenario --only names
@@ -143,7 +145,8 @@ function foreignLoad(rig: Rig): () => () => Foreign {
     const own = process.cpuUsage();
     let gw = NaN, cl = NaN;
     try {
-      gw = cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.bare.pid);
+      const ws = rig.bareWsPid();
+      gw = cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.bare.pid) + (ws === undefined ? 0 : cpuSeconds(ws));
       cl = cpuSeconds(rig.sim.pid) + (own.user + own.system) / 1e6;
     } catch { /* a child is gone: nothing to attribute */ }
     const busy = perCpuBusySeconds();
@@ -185,8 +188,9 @@ async function main(): Promise<number> {
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
-  // Every scenario is bounded on its own; this is the backstop for a bug or a hung child.
-  const budgetMs = (o.mode === 'full' ? 38 + o.soakMinutes : o.connSoak ? 11 : 8) * 60_000 + (o.slow ? 2 * (o.slow.seconds + 90) * 1000 : 0);
+  // Every scenario is bounded on its own; this is the backstop for a bug or a hung child. (Quick mode took 5.5-6 minutes
+  // before speech and realtime, which add about 1.5 minutes to it and 3 to full mode.)
+  const budgetMs = (o.mode === 'full' ? 41 + o.soakMinutes : o.connSoak ? 11 : 10) * 60_000 + (o.slow ? 2 * (o.slow.seconds + 90) * 1000 : 0);
   const watchdog = setTimeout(() => { log('time budget exceeded: aborting'); ac.abort(new Error('watchdog')); }, budgetMs);
   watchdog.unref();
 
@@ -218,6 +222,7 @@ async function main(): Promise<number> {
       childCpu: (seconds) => { if (Number.isFinite(seconds)) scenarioChildCpu += seconds; },
       foreignLoad: pinned ? foreignLoad(rig) : undefined,
       extraGateway: async (name, env, pinned) => { const g = await rig!.extraGateway(name, env, pinned); return { url: g.url, pid: g.child.pid, stop: g.stop }; },
+      bareWs: async () => { const b = await rig!.bareWs(); return { url: b.url, pid: b.child.pid }; },
     };
     for (const s of scenarios) {
       const speed = speedTargets[s.name];
@@ -243,7 +248,9 @@ async function main(): Promise<number> {
     }
     sampler.stop();
     try {
-      interference = otherLoad(sys0, own0, cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.bare.pid) + cpuSeconds(rig.sim.pid) + scenarioChildCpu, (performance.now() - t0) / 1000);
+      const ws = rig.bareWsPid();
+      const rigCpu = cpuSeconds(rig.gateway.pid) + cpuSeconds(rig.bare.pid) + cpuSeconds(rig.sim.pid) + (ws === undefined ? 0 : cpuSeconds(ws));
+      interference = otherLoad(sys0, own0, rigCpu + scenarioChildCpu, (performance.now() - t0) / 1000);
     } catch { /* a child is gone (see the notes): its CPU time went with it */ }
     sections.push({
       title: 'Gateway memory',

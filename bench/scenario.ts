@@ -29,6 +29,11 @@ export interface BenchContext {
    * the rig stops it on exit too.
    */
   extraGateway(name: string, env: NodeJS.ProcessEnv, pinned?: boolean): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
+  /**
+   * The bare WebSocket relay to the simulator's Realtime socket (bench/bare-ws-relay.ts, on the gateway's core, started
+   * on the first call): the realtime scenario's baseline. Its `url` is http://; it swaps the client's key too.
+   */
+  bareWs(): Promise<{ url: string; pid: number }>;
   /** Credits CPU seconds of processes a scenario started itself (extra gateways, client helpers), so the report's
    *  "other processes" figure leaves them out; call it just before stopping them. */
   childCpu?(seconds: number): void;
