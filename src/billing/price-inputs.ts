@@ -82,7 +82,7 @@ function mediaSeconds(paths: string[][] | undefined, body: Record<string, unknow
     const seconds = secondsOf(v);
     if (seconds === undefined) throw new GatewayError('invalid_request', `${where} is not an audio file whose length can be read (WAV, MP3, FLAC, Ogg, MP4/M4A or WebM)`);
     if (seconds > b.max) throw new GatewayError('invalid_request', `${where} lasts ${Math.ceil(seconds)} seconds; this model takes at most ${b.max}`);
-    // Vendors bill each second begun (whisper-1 reports 13.3 s as 14): the reservation covers the same.
+    // Vendors bill each second begun (a 13.3-second upload as 14): the reservation covers the same.
     return Math.ceil(seconds - 1e-9);
   }
   return undefined;

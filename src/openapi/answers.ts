@@ -35,12 +35,28 @@ export async function answersOf(route: CompiledRoute, components: SchemaComponen
       ? [...ok({ 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } }, 'One of the console\'s files (its script, its styles, the chart library).'),
         { status: '304', description: 'Not modified (If-None-Match named the current ETag).', content: {} }]
       : ok({ 'text/html': { schema: { type: 'string', description: 'The console page; it calls the admin API with the key the operator signs in with.' } } });
+    case 'relay': return ok(relayAnswer(route), 'The answer as the vendor streams it.');
+    case 'realtime': return [{ status: '101', description: 'Switching Protocols: the WebSocket session, its events both ways as the vendor defines them; a refusal before it is an HTTP error below.', content: {} }];
+    case 'client_secret': return ok(json({
+      type: 'object', required: ['value', 'expires_at'],
+      properties: { value: { type: 'string', description: 'The secret, for a browser\'s realtime subprotocol or Bearer header.' }, expires_at: { type: 'integer', description: 'Unix seconds.' }, session: { type: 'object' } },
+    }));
     case 'ready': return [
       ...ok(json(object('Ready: the config hash and the store kind.'))),
       { status: '503', description: 'Not ready.', content: json(object('Not ready: the config hash and the reason.')) },
     ];
     default: return ok(json(object(`The ${route.policy} answer.`)));
   }
+}
+
+/** An audio route's formats (bytes of each, or its events), else the vendor's JSON, text or events. */
+function relayAnswer(route: CompiledRoute): Content {
+  const audio = route.audio;
+  if (!audio) return { ...json(generic('The vendor\'s JSON answer.')), 'text/plain': { schema: { type: 'string' } }, 'text/event-stream': { schema: { type: 'string', description: 'Events, as the vendor sends them.' } } };
+  const content: Content = {};
+  for (const [format, type] of Object.entries(audio.contentTypes)) content[type] = { schema: { type: 'string', format: 'binary', description: `\`${format}\` audio, streamed as it is made.` } };
+  if (audio.eventsAt) content['text/event-stream'] = { schema: { type: 'string', description: `With \`${audio.eventsAt.path.join('.')}: ${String(audio.eventsAt.value)}\`: the audio in base64 chunk events, then a closing event with the usage.` } };
+  return content;
 }
 
 /** Request log records, a page of them (`next_cursor` for the next) or one request's. */

@@ -237,7 +237,8 @@ export function redisLedgerContract(name: string, make: StoreMaker, raw: () => P
     const acct = uid('acct');
     const A = `sy:quota:{a:${acct}}:`;
     const pttl = (entry: string) => r.pTTL(`${A}entry:${entry}`);
-    const near = (v: number, want: number, what: string) => assert.ok(v > want - 5000 && v <= want, `${what}: ${v} ms, expected about ${want}`);
+    // A TTL is read before the expected value is computed, so it may be a millisecond or two above it.
+    const near = (v: number, want: number, what: string) => assert.ok(v > want - 5000 && v <= want + 5, `${what}: ${v} ms, expected about ${want}`);
     await s.quota.createAccount(acct, 1000);
     assert.equal(await s.quota.reserve(acct, 'r1', 100, 'request', { model: 'm', route: 'chat' }), true);
     assert.equal(await s.quota.reserve(acct, 'd1', 100, 'durable', { model: 'v', route: 'video' }), true);
