@@ -46,8 +46,8 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     priceInputs: compilePriceInputs(r.price_inputs),
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
     dialect: r.dialect ? dialects.get(r.dialect) : undefined,
-    keyHeader: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_header : undefined,
-    keyQuery: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_query : undefined,
+    keyHeader: r.key_header ?? (r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_header : undefined),
+    keyQuery: r.key_query ?? (r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_query : undefined),
     store: r.store && {
       namespace: r.store.namespace, enabledBy: r.store.enabled_by, continues: r.store.continues,
       ttlMs: (r.store.ttl_s ?? 30 * 86400) * 1000, maxBytes: r.store.max_bytes ?? 16 << 20,
