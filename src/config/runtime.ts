@@ -211,6 +211,11 @@ export interface Runtime {
   channel(id: string): CompiledChannel | undefined;
   /** Enabled channels for group + model, highest priority first. */
   candidates(group: string, model: string, operation: string): readonly CompiledChannel[];
+  /**
+   * Whether any channel, in any group and enabled or not, serves the model on the operation: what picks among routes
+   * sharing a path before the caller is known, so the pick depends on the configuration alone.
+   */
+  servesAnywhere(model: string, operation: string): boolean;
   /** Models a group can reach through at least one enabled channel. */
   groupModels(group: string): string[];
 }

@@ -6,7 +6,7 @@ import { policyOf } from '../policies/index.js';
 import type { ProxiedPolicy } from '../policies/policy.js';
 import { reserve, settle, release } from '../billing/reservation.js';
 import type { Caller, Exchange, Resolved } from './exchange.js';
-import { chooseByModel, matchRoute } from './match-route.js';
+import { matchRoute } from './match-route.js';
 import { authenticate, authenticateAdmin } from './authenticate.js';
 import { rateLimit } from './rate-limit.js';
 import { readRequest } from './read-request.js';
@@ -19,7 +19,7 @@ import { traced } from '../tracing/tracing.js';
 import { GatewayError } from '../http/errors.js';
 
 export async function serve(ex: Exchange): Promise<void> {
-  const matched = matchRoute(ex);                                     // 404 not_found · 405 method_not_allowed
+  const matched = await matchRoute(ex);                               // 404 not_found · 405 · a shared path: its model picks the route
   const p = policyOf(matched.route);
   if (ex.upgrade && p.kind !== 'session') throw new GatewayError('invalid_request', 'This route does not take a WebSocket upgrade');
   if (p.kind === 'open' && !matched.route.auth) return p.answer(ex, matched); // /healthz, /readyz, /metrics, /console
@@ -27,16 +27,13 @@ export async function serve(ex: Exchange): Promise<void> {
     await traced(ex, 'authenticate', () => authenticateAdmin(ex, matched)); // 401 · 403 admin_key_required (a client token)
     return traced(ex, 'answer', () => p.answer(ex, matched));         // tokens, usage, tasks, channels, reload
   }
-  const authed = await traced(ex, 'authenticate', () => authenticate(ex, matched)); // 401 invalid_api_key
-  const caller = matched.alternates ? await chooseByModel(ex, authed) : authed; // one path, several operations: the path's model picks
-  const q = caller === authed ? p : policyOf(caller.route);
-  const limited = traced(ex, 'rate_limit', () => rateLimit(ex, caller, q.kind === 'proxied')); // 429 too_many_requests (requests; tokens on proxied routes)
+  const caller = await traced(ex, 'authenticate', () => authenticate(ex, matched)); // 401 invalid_api_key
+  const limited = traced(ex, 'rate_limit', () => rateLimit(ex, caller, p.kind === 'proxied')); // 429 too_many_requests (requests; tokens on proxied routes)
   if (limited) await limited;                                         // (in memory, mostly: no wait)
-  if (q.kind === 'open') return traced(ex, 'answer', () => q.answer(ex, matched));
-  if (q.kind === 'local') return traced(ex, 'answer', () => q.answer(ex, caller)); // models, tasks, downloads, kept answers, token counts, billing
-  if (q.kind === 'proxied') return proxy(ex, caller, q.policy);
-  if (q.kind === 'session') return q.open(ex, caller);               // a live WebSocket session: 426 without an upgrade (realtime/)
-  throw new Error(`route ${caller.route.id} shares its path but is not served per model`);
+  if (p.kind === 'open') return traced(ex, 'answer', () => p.answer(ex, matched));
+  if (p.kind === 'local') return traced(ex, 'answer', () => p.answer(ex, caller)); // models, tasks, downloads, kept answers, token counts, billing
+  if (p.kind === 'proxied') return proxy(ex, caller, p.policy);
+  return p.open(ex, caller);                                          // a live WebSocket session: 426 without an upgrade (realtime/)
 }
 
 async function proxy(ex: Exchange, caller: Caller, policy: ProxiedPolicy): Promise<void> {

@@ -186,9 +186,17 @@ export interface Route {
    */
   error_answer?: string;
   /**
-   * The client dialect of this route (a key of `dialects`); absent: the unified format (OpenAI chat). Its `key_header` and `error` apply to the route.
+   * The client dialect of this route (a key of `dialects`); absent: the unified format (OpenAI chat). Its `key_header`, `key_query` and `error` apply to the route.
    */
   dialect?: string;
+  /**
+   * A request header that may carry the API key instead of `Authorization: Bearer` (lower case, e.g. x-goog-api-key), for a route in a vendor's format without a dialect; instead of its dialect's `key_header`.
+   */
+  key_header?: string;
+  /**
+   * A query parameter that may carry the API key when neither Authorization nor `key_header` does (e.g. Gemini's `?key=`); instead of its dialect's `key_query`. Not on a `passthrough` route, which sends the query upstream.
+   */
+  key_query?: string;
   store?: ConversationStore;
   /**
    * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model), or of a `models` route in a dialect's own shape (bindings $models: the caller's models as [{id, owned_by, max_output_tokens?}] for the list; $model: that object for the one model the path names) (see schemas/transform/json-answer.json).
