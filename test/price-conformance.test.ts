@@ -701,22 +701,27 @@ table('Volcengine Ark (Seedance)', [
   ark('doubao-seedance-2-0-fast-260128', { seconds: 4, video: 'https://example.com/ref.mp4', metadata: { resolution: '480p', ratio: '1:1' } }, { res: '480p', ratio: '1:1', seconds: 4, ref: true }, ['reference video (5 s)', '480p', '4 s']),
 ]);
 
-// ---- Volcengine visual API (Jimeng) on /art-official, per call ------------------------------------------------------
+// ---- Volcengine visual API (Jimeng) on /art-official and the unified video route, per call ----------------------------
 // No published price was found for the visual API (volcengine.com/docs/85621/1544716 and the action pages carry no
 // table). The vendor file's reading: an image at Seedream 4.0's ¥0.20 on Ark; a video at Seedance 1.0 pro's ¥15 per
 // million tokens (volcengine.com/docs/82379/1544106) for what it renders, 5 s at 120 frames: 720P 1248×704, 1080P (and
-// 3.0 pro) 1920×1088; `frames: 241` is 10 s, twice the tokens. 7 CNY = 1 USD.
+// 3.0 pro) 1920×1088; `frames: 241` is 10 s, twice the tokens. 7 CNY = 1 USD. On the unified route the frames come
+// from `seconds` (10 s is 241 frames, which the vendor must receive), the images from `image` and
+// `metadata.last_frame_url`.
 const JIMENG_IMAGE_CNY = 0.2;
 const SEEDANCE_1_0_PRO_CNY_PER_M = 15;
-function jimeng(model: string, fields: Body, dims: string[]): Row {
-  const tenSeconds = fields.frames === 241;
+function jimeng(model: string, fields: Body, dims: string[], via: 'visual' | 'video' = 'visual'): Row {
+  const tenSeconds = fields.frames === 241 || Number(fields.seconds) === 10;
   let cny = JIMENG_IMAGE_CNY;
   if (!model.startsWith('jimeng_t2i')) {
     const [w, h] = /1080|pro/.test(model) ? [1920, 1088] : [1248, 704];
     cny = (((w * h * (tenSeconds ? 240 : 120)) / 1024) * SEEDANCE_1_0_PRO_CNY_PER_M) / 1e6;
   }
   const images = /i2v_first_tail/.test(model) ? [frame, lastFrame] : /i2v/.test(model) ? [frame] : undefined;
-  return { model, via: 'visual', body: { ...(images && { image_urls: images }), ...fields }, dims, usd: cny / ARK_CNY_PER_USD };
+  const usd = cny / ARK_CNY_PER_USD;
+  if (via === 'visual') return { model, via, body: { ...(images && { image_urls: images }), ...fields }, dims, usd };
+  const unified = images && { image: images[0], ...(images[1] && { metadata: { last_frame_url: images[1] } }) };
+  return { model, via, body: { ...unified, ...fields }, dims: ['unified', ...dims], usd, sent: { frames: tenSeconds ? 241 : 121, ...(images && { image_urls: images }) } };
 }
 
 table('Volcengine visual (Jimeng)', [
@@ -732,6 +737,11 @@ table('Volcengine visual (Jimeng)', [
   jimeng('jimeng_i2v_first_v30_1080', {}, ['1080P']),
   jimeng('jimeng_i2v_first_tail_v30_1080', { frames: 241 }, ['1080P', 'frames 241']),
   jimeng('jimeng_ti2v_v30_pro', {}, ['1080P (3.0 pro)']),
+  jimeng('jimeng_t2v_v30', {}, ['720P', '5 s (default)'], 'video'),
+  jimeng('jimeng_t2v_v30', { seconds: '10' }, ['720P', 'seconds 10'], 'video'),
+  jimeng('jimeng_i2v_first_v30', { seconds: 5 }, ['720P', 'first frame'], 'video'),
+  jimeng('jimeng_i2v_first_tail_v30_1080', { seconds: '10' }, ['1080P', 'first and last frame', 'seconds 10'], 'video'),
+  jimeng('jimeng_ti2v_v30_pro', {}, ['1080P (3.0 pro)'], 'video'),
 ]);
 
 // ---- DashScope (Wan), by the seconds DashScope reports -------------------------------------------------------------

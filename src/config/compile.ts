@@ -15,6 +15,7 @@ import { compileUsagePaths } from '../transform/usage-paths.js';
 import { compileProbe } from '../probe/compile-probe.js';
 import { newPool } from '../transport/http-client.js';
 import { extendsOf } from './vendor-files.js';
+import { endpointTypesOf, serves } from './endpoint-types.js';
 
 const operatorPolicies = new Set(['admin', 'console']);
 
@@ -31,6 +32,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     method: r.method,
     path: r.path,
     operation: r.operation ?? r.id,
+    endpointType: r.endpoint_type,
     policy: r.policy,
     stream: r.stream ?? false,
     auth: r.auth ?? true,
@@ -89,7 +91,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     channel: (id) => byId.get(id),
     candidates: candidatesOf(index),
     servesAnywhere: servedAnywhere(channels),
-    groupModels: (group) => [...new Set(channels.filter((c) => c.enabled && c.groups.has(group)).flatMap((c) => [...c.models]))].sort(),
+    groupEndpoints: endpointTypesOf(routes, channels),
   };
 }
 
@@ -122,9 +124,6 @@ function servedAnywhere(channels: CompiledChannel[]): (model: string, operation:
   }
   return (model, operation) => pairs.has(`${model}\u0000${operation}`);
 }
-
-/** Whether an operation of a channel takes this model: it exists, and names the model or names none. */
-const serves = (op: CompiledOperation | undefined, model: string) => Boolean(op && (!op.models || op.models.has(model)));
 
 function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTaskRoute {
   return {

@@ -27,6 +27,8 @@ export interface CompiledRoute {
   method: string;
   path: string;
   operation: string;
+  /** The model list's name for this route (`endpoint_type`); absent: its id. */
+  endpointType?: string;
   policy: Route['policy'];
   /** Policy stream: every request streams, whatever its body says. */
   stream: boolean;
@@ -216,8 +218,8 @@ export interface Runtime {
    * sharing a path before the caller is known, so the pick depends on the configuration alone.
    */
   servesAnywhere(model: string, operation: string): boolean;
-  /** Models a group can reach through at least one enabled channel. */
-  groupModels(group: string): string[];
+  /** Models a group can call on some route, sorted, each with the endpoint types that serve it (endpoint-types.ts). */
+  groupEndpoints(group: string): ReadonlyMap<string, readonly string[]>;
 }
 
 export const defaultLimits: RouteLimitsResolved = {

@@ -130,6 +130,10 @@ export interface Route {
    */
   operation?: string;
   /**
+   * What the model list (`GET /v1/models`) calls this route in each model's `supported_endpoint_types`, on a route that calls a model (policies stream, json, passthrough, relay, realtime, client_secret, count_tokens, and task submits): a model is listed with the types of the routes whose operation a channel of the caller's group serves for it, and a model no such route serves is not listed. Routes of one API share a type (e.g. `openai` for chat completions, `anthropic` for Messages and its token count); default: the route id.
+   */
+  endpoint_type?: string;
+  /**
    * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `relay` (a JSON or multipart request whose answer streams back as it comes: audio bytes, text, JSON or SSE events, its usage read on the way; see `audio`), `realtime` (a WebSocket relayed to the vendor's, billed per response; see `realtime`), `client_secret` (mints a short-lived secret of the caller's token for a browser; see `client_secret`), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data).
    */
   policy:
@@ -199,7 +203,7 @@ export interface Route {
   key_query?: string;
   store?: ConversationStore;
   /**
-   * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model), or of a `models` route in a dialect's own shape (bindings $models: the caller's models as [{id, owned_by, max_output_tokens?}] for the list; $model: that object for the one model the path names) (see schemas/transform/json-answer.json).
+   * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model), or of a `models` route in a dialect's own shape (bindings $models: the caller's models as [{id, owned_by, supported_endpoint_types, max_output_tokens?}] for the list; $model: that object for the one model the path names) (see schemas/transform/json-answer.json).
    */
   answer?: string;
   /**
