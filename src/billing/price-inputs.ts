@@ -46,9 +46,11 @@ export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: R
   const completion = readCompletionLimit(spec.completion_tokens, model, body);
   return {
     seconds: read(spec.seconds, body, seconds, 'a whole number of seconds') ?? mediaSeconds(spec.media_seconds, body, seconds),
-    // Characters are units only where a model is priced per call (per character); a token-priced one counts tokens.
-    units: read(spec.units, body, units, 'a whole number') ?? itemUnits(spec, model, body, bytesPerToken, units)
-      ?? (model.price.per_call ? characters(spec.characters, body, units) : undefined) ?? units.default,
+    // Items and characters are units only where a model is priced per call (per search, per character); a token-priced
+    // one counts tokens.
+    units: read(spec.units, body, units, 'a whole number')
+      ?? (model.price.per_call ? itemUnits(spec, model, body, bytesPerToken, units) ?? characters(spec.characters, body, units) : undefined)
+      ?? units.default,
     completionTokens: completion.tokens,
     clamped: completion.clamped,
     choices: read(spec.choices, body, defaults.choices, 'a whole number') ?? 1,
@@ -73,7 +75,7 @@ function characters(paths: string[][] | undefined, body: Record<string, unknown>
 
 /**
  * The units a list of items makes (a rerank's documents): the first present array's length over the model's
- * `price.units.per_items`, rounded up (Cohere: a search is up to 100 documents). With `price.units.item_tokens` an item
+ * `price.units.per_items`, rounded up (a search of up to 100 documents). With `price.units.item_tokens` an item
  * longer than that many tokens counts once per chunk begun, its tokens estimated from its bytes with the `item_context`
  * fields' bytes added to each (the query a vendor sends beside every document), so the reservation covers the chunks
  * the vendor bills. Bounded by the model's `price.units`.
@@ -118,7 +120,7 @@ function mediaSeconds(paths: string[][] | undefined, body: Record<string, unknow
     const seconds = secondsOf(v);
     if (seconds === undefined) throw new GatewayError('invalid_request', `${where} is not an audio file whose length can be read (WAV, MP3, FLAC, Ogg, MP4/M4A or WebM)`);
     if (seconds > b.max) throw new GatewayError('invalid_request', `${where} lasts ${Math.ceil(seconds)} seconds; this model takes at most ${b.max}`);
-    // Vendors bill each second begun (whisper-1 reports 13.3 s as 14): the reservation covers the same.
+    // Vendors bill each second begun (13.3 s is reported and billed as 14): the reservation covers the same.
     return Math.ceil(seconds - 1e-9);
   }
   return undefined;

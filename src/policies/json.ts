@@ -35,7 +35,7 @@ async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Bill> {
 }
 
 /**
- * A price per unit is charged the units the vendor reports it billed (Cohere's search units), where its usage paths
+ * A price per unit is charged the units the vendor reports it billed (a rerank's search units), where its usage paths
  * name them; otherwise (or when the answer carries none) the exact price of the units asked, which was reserved.
  */
 function reportedUnits(ex: Exchange, usage: Usage | undefined): Bill | undefined {

@@ -12,7 +12,7 @@ export interface CompiledUsagePaths {
   at: Path[]; prompt: Path[]; completion: Path[]; details: [string, Path[]][]; events: Set<string>; keys: string[];
   /** Where the seconds of media the vendor billed sit (a transcription's). */
   seconds: Path[];
-  /** Where the billable units the vendor reports sit (Cohere's search units), summed. */
+  /** Where the billable units the vendor reports sit (a rerank's search units), summed. */
   units: Path[];
 }
 
