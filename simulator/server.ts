@@ -9,6 +9,8 @@ import { mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } fro
 import { openaiChat } from './openai-chat.js';
 import { openaiResponses } from './openai-responses.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
+import { openaiModerations } from './openai-moderations.js';
+import { rerankRoutes } from './rerank.js';
 import { modelRoutes } from './models.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
 import { readRawBody } from './video/raw-body.js';
@@ -22,6 +24,7 @@ export { ARK_SCOPE, MediaControl, VISUAL_SCOPE, VOLC_KEYS, pngBytes, pngDimensio
 export type { VolcScope } from './media/index.js';
 export { ANTHROPIC_VERSIONS } from './anthropic.js';
 export { embeddingVector, float32Base64 } from './openai-embeddings.js';
+export { COHERE_CHUNK_TOKENS, COHERE_DOCS_PER_SEARCH, cohereSearchUnits, jinaTokens, ranked, relevance } from './rerank.js';
 export { AUDIO_CONTENT_TYPES, SPEECH_FORMATS, audioBytes, mp3Bytes, pcmBytes, probe, wavBytes } from './audio/index.js';
 export type { AudioRequestRecord, Probe, SpeechFormat } from './audio/index.js';
 export { ASSISTANT_AUDIO_TOKENS_PER_SECOND, RealtimeControl, USER_AUDIO_TOKENS_PER_SECOND, realtimeCredential } from './realtime/index.js';
@@ -29,7 +32,7 @@ export type { RealtimeLimits, RealtimeSessionRecord, UsageTotals } from './realt
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts both
 // Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope.
-const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, openaiModerations, ...rerankRoutes, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;

@@ -19,6 +19,7 @@ const viaOf: Record<string, Via> = {
   video_generations: 'video', vendork_text2video: 'vendork', vendork_image2video: 'vendork-i2v', alpha_text2video: 'alpha-text2video',
   art_official: 'visual', art_submit_imagine: 'midjourney', music_submit_music: 'suno-music', music_submit_lyrics: 'suno-lyrics',
   audio_speech: 'speech', audio_transcriptions: 'transcription', audio_translations: 'translation', realtime: 'realtime',
+  rerank: 'rerank', moderations: 'moderation',
 };
 
 const image = 'https://example.com/first.png';

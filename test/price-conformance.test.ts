@@ -794,6 +794,43 @@ table('MiniMax (Hailuo)', [
   hailuo('MiniMax-Hailuo-2.3-Fast', 11, ['asked 11 s: the 10 s clip']),
 ]);
 
+// ---- Rerank (Cohere, Jina) and moderations (OpenAI) ------------------------------------------------------------------
+// - Cohere rerank-v3.5: cohere.com/pricing — $2.00 per 1,000 searches; "a single search unit is defined as one query with
+//   up to 100 documents to be ranked", and a document longer than 500 tokens with the query is split into chunks, each
+//   counted as a document (the pricing FAQ). Cohere reports what it billed as meta.billed_units.search_units.
+// - Jina rerankers: $0.05 per million tokens of the request, one balance for every model (jina.ai's API key & billing
+//   panel, read through a price calculator's copy); Jina reports usage.total_tokens.
+// - OpenAI moderations: free ("The moderations endpoint is free to use", developers.openai.com/api/docs/guides/moderation).
+const COHERE_USD_PER_SEARCH = 2 / 1000;
+const JINA_USD_PER_MTOK = 0.05;
+/** `n` short documents and, with `long`, one of that many words; the query (the row's text) is 4 words. */
+function cohereRerank(n: number, long: number, dims: string[]): Row {
+  const documents = [...Array.from({ length: n }, (_, i) => `document ${i} about something`), ...(long ? ['word '.repeat(long).trim()] : [])];
+  const chunks = n + (long ? Math.ceil((4 + long) / 500) : 0);
+  const searches = Math.ceil(chunks / 100);
+  return { model: 'rerank-v3.5', via: 'rerank', body: { documents }, usage: { search_units: searches }, dims: [...dims, `${searches} searches`], usd: searches * COHERE_USD_PER_SEARCH };
+}
+/** The request weighs `tokens` at the gateway's estimate (4 bytes a token), in its documents: what Jina counts. */
+const jinaRerank = (model: string, tokens: number): Row => ({
+  model, via: 'rerank', body: { top_n: 1, documents: Array.from({ length: 10 }, () => 'pad '.repeat(tokens / 10).trim()) },
+  usage: { total_tokens: tokens }, dims: [`${tokens} tokens`], usd: (tokens * JINA_USD_PER_MTOK) / 1e6,
+});
+
+table('Rerank (Cohere, Jina)', [
+  cohereRerank(1, 0, ['1 document']),
+  cohereRerank(100, 0, ['100 documents']),
+  cohereRerank(101, 0, ['101 documents']),
+  cohereRerank(250, 1200, ['250 documents and one of 1,200 tokens (3 chunks)']),
+  jinaRerank('jina-reranker-v2-base-multilingual', 200_000),
+  jinaRerank('jina-reranker-m0', 30_000),
+  jinaRerank('jina-reranker-v3', 1_000),
+]);
+
+table('OpenAI moderations', [
+  { model: 'omni-moderation-latest', via: 'moderation', dims: ['free'], usd: 0 },
+  { model: 'text-moderation-latest', via: 'moderation', dims: ['free'], usd: 0 },
+]);
+
 // ---- Midjourney and Suno, per job ------------------------------------------------------------------------------------
 // Midjourney (docs.midjourney.com plans, read in a third-party breakdown): an average job takes about one minute of Fast
 // GPU time, extra Fast time costs $4 an hour; Turbo uses twice the GPU time; Relax none (in the plan). Suno

@@ -315,6 +315,18 @@ export interface PriceInputs {
    */
   characters?: [string, ...string[]];
   /**
+   * Arrays whose length counts the request's billable items (a rerank's `documents`), the first present one counting: the units are that count over the model's `price.units.per_items`, rounded up (a `per_call` price is then per unit, e.g. per search of up to 100 documents); with the model's `price.units.item_tokens`, an item longer than that many tokens (estimated from its bytes at `billing.prompt_bytes_per_token`, the `item_context` fields' bytes added to each) counts once per chunk begun. Bounded by the model's `price.units`; outside them is 400 naming the field.
+   *
+   * @minItems 1
+   */
+  items?: [string, ...string[]];
+  /**
+   * Fields sent beside every item of `items` (a rerank's `query`, scored with each document): their bytes count toward each item's length when the model's `price.units.item_tokens` splits long items into chunks.
+   *
+   * @minItems 1
+   */
+  item_context?: [string, ...string[]];
+  /**
    * Uploaded files (multipart) whose audio duration, read from the file's own header (WAV, MP3, FLAC, Ogg, MP4/M4A, WebM), is the billable seconds: a `per_second` price reserves exactly it, an `input_tokens_per_second` price its tokens; a file whose duration cannot be read is refused with 400 before anything is reserved (bounds: the model's `price.seconds`).
    *
    * @minItems 1
@@ -639,6 +651,12 @@ export interface UsagePaths {
    * @minItems 0
    */
   completion_tokens: string[];
+  /**
+   * Paths in the usage object summed into the billable units the vendor reports it billed (Cohere's `search_units`): a `per_call` price is charged per unit reported instead of per unit asked (the reservation, from `price_inputs.items` or `units`, still caps it).
+   *
+   * @minItems 1
+   */
+  units?: [string, ...string[]];
   /**
    * Parts of the totals by class, each the first of its paths present. `cache_write_<lifetime>` (e.g. `cache_write_5m`, `cache_write_1h`) are the parts of `cache_write` the vendor reports by lifetime.
    */
