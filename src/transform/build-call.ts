@@ -33,7 +33,21 @@ export async function mapBody(op: CompiledOperation, input: Record<string, unkno
     return { shown, body: mapped };
   }
   const text = jsonWithFiles(mapped);
-  // The bytes are in the body if their base64 is (as a data URI, or bare: JSON escapes no base64 character).
-  for (const f of files) if (!text.includes(await base64Of(f.part))) throw notTaken(f);
+  // A file is in the body if its base64 is (in a data URI, or bare: JSON escapes no base64 character), once for each
+  // file with those bytes (the same image sent twice, once dropped, is still one dropped).
+  const wanted = new Map<string, number>();
+  for (const f of files) {
+    const b64 = await base64Of(f.part);
+    const n = (wanted.get(b64) ?? 0) + 1;
+    wanted.set(b64, n);
+    if (b64 && occurrences(text, b64, n) < n) throw notTaken(f);
+  }
   return { shown, body: text };
+}
+
+/** How many times `part` occurs in `text`, counting no further than `enough`. */
+function occurrences(text: string, part: string, enough: number): number {
+  let n = 0;
+  for (let at = text.indexOf(part); at >= 0 && n < enough; at = text.indexOf(part, at + part.length)) n++;
+  return n;
 }
