@@ -42,7 +42,7 @@ async function proxy(ex: Exchange, caller: Caller, policy: ProxiedPolicy): Promi
   const resolved = await traced(ex, 'resolve_model', () => resolveModel(ex, inbound)); // 400 · 403 model_not_allowed · 404 model_not_found
   const recalled = continues(resolved) ? await traced(ex, 'recall', () => recall(ex, resolved)) : resolved; // 404 · 400: the kept conversation it continues
   const priced = traced(ex, 'price', () => price(ex, recalled));     // 400 invalid_request naming the price field
-  const checked = sendsFiles(priced) ? await traced(ex, 'uploads', () => checkUploads(ex, priced)) : priced; // 400 naming a file no channel carries
+  const checked = policy.mapsFiles && sendsFiles(priced) ? await traced(ex, 'uploads', () => checkUploads(ex, priced)) : priced; // 400 naming a file no channel carries
   const hold = await traced(ex, 'reserve', () => reserve(ex, checked, policy.scope)); // 403 insufficient_user_quota · 429 (task slots)
   try {
     const sent = await traced(ex, 'dispatch', () => dispatch(ex, checked, hold, policy.build, policy.retry)); // 429 · 502 · 503 · 504, failover before the head

@@ -2,7 +2,8 @@
 // channel that may take the request has its vendor body built as dispatch will build it (mapBody: a JSON vendor's
 // transform sees each file as a data URI; a body that leaves one out is refused, 400 naming the field), and nothing
 // is sent. Dispatch then tries only the channels that carry every file; when none does, the refusal is the answer,
-// before anything is reserved. A request without files skips the stage (and its span).
+// before anything is reserved. A request without files skips the stage (and its span), and so does a route whose
+// policy does not map its body with buildCall (chat translates its own, passthrough sends the bytes as they came).
 import type { CompiledChannel } from '../config/runtime.js';
 import { GatewayError } from '../http/errors.js';
 import { mapBody } from '../transform/build-call.js';
