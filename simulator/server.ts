@@ -75,12 +75,13 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, control: Cont
   res.on('error', () => {}); // a client vanishing mid-write is expected, not a crash
   const path = new URL(req.url ?? '/', 'http://sim').pathname;
   // Raw bytes are kept aside for multipart uploads (Sora); vendors get the utf8 text as before.
-  const raw = (await readRawBody(req)).toString('utf8');
+  const bytes = await readRawBody(req);
+  const raw = bytes.toString('utf8');
   if (path.startsWith('/_sim/')) {
     if (serveVideoControl(req, res, path, control) || serveMediaControl(req, res, path, control) || serveVoiceControl(req, res, path, control)) return;
     return serveControl(req, res, path, raw, control);
   }
-  control.record(req, path, raw);
+  control.record(req, path, raw, bytes);
   prepareAnthropic(res, path); // Anthropic's own `request-id` header, set before faults so they carry it too
   const credential = control.echoCredential() ? presentedCredential(req) : undefined;
   if (credential) echoInto(res, credential); // decided once here, applied by sendJson/applyFault for every vendor

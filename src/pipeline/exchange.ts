@@ -38,3 +38,9 @@ export interface Recalled extends Resolved { previous?: Conversation }
 
 /** price → the checked price inputs, the price they chose, and what may be reserved (the prompt estimate, for token prices). */
 export interface Priced extends Recalled { inputs: PriceInputs; chosen: ChosenPrice; amount: number; promptTokens: number }
+
+/**
+ * checkUploads → the channels whose vendor body carries every file the request sent (uploads.ts); undefined when it
+ * sent none, and any channel may take it.
+ */
+export interface Checked extends Priced { carriers?: ReadonlySet<string> }

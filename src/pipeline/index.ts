@@ -13,6 +13,7 @@ import { readRequest } from './read-request.js';
 import { resolveModel } from './resolve-model.js';
 import { recall } from './recall.js';
 import { price } from './price.js';
+import { checkUploads, sendsFiles } from './uploads.js';
 import { dispatch, type Sent } from './dispatch.js';
 import { relayUpstreamError } from './upstream-error.js';
 import { traced } from '../tracing/tracing.js';
@@ -41,9 +42,10 @@ async function proxy(ex: Exchange, caller: Caller, policy: ProxiedPolicy): Promi
   const resolved = await traced(ex, 'resolve_model', () => resolveModel(ex, inbound)); // 400 · 403 model_not_allowed · 404 model_not_found
   const recalled = continues(resolved) ? await traced(ex, 'recall', () => recall(ex, resolved)) : resolved; // 404 · 400: the kept conversation it continues
   const priced = traced(ex, 'price', () => price(ex, recalled));     // 400 invalid_request naming the price field
-  const hold = await traced(ex, 'reserve', () => reserve(ex, priced, policy.scope)); // 403 insufficient_user_quota · 429 (task slots)
+  const checked = policy.mapsFiles && sendsFiles(priced) ? await traced(ex, 'uploads', () => checkUploads(ex, priced)) : priced; // 400 naming a file no channel carries
+  const hold = await traced(ex, 'reserve', () => reserve(ex, checked, policy.scope)); // 403 insufficient_user_quota · 429 (task slots)
   try {
-    const sent = await traced(ex, 'dispatch', () => dispatch(ex, priced, hold, policy.build, policy.retry)); // 429 · 502 · 503 · 504, failover before the head
+    const sent = await traced(ex, 'dispatch', () => dispatch(ex, checked, hold, policy.build, policy.retry)); // 429 · 502 · 503 · 504, failover before the head
     if (policy.relayErrors && failed(sent)) await traced(ex, 'relay_error', () => relayUpstreamError(sent)); // the vendor's 4xx with its status; its 5xx as 502
     const bill = await traced(ex, 'respond', () => policy.respond(ex, priced, sent, hold)); // the answer: JSON, SSE, bytes or a task
     await traced(ex, 'settle', () => settle(ex, priced, hold, bill)); // charge ≤ reservation; a task settles when it ends

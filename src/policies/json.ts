@@ -54,4 +54,4 @@ function usageOf(ex: Exchange, p: Priced, usage: Usage | undefined): Bill {
   return ex.ctx.usage;
 }
 
-export const json: ProxiedPolicy = { body: 'json', scope: 'request', retry: idempotentRetry, relayErrors: true, build, respond };
+export const json: ProxiedPolicy = { body: 'json', scope: 'request', retry: idempotentRetry, relayErrors: true, build, mapsFiles: true, respond };
