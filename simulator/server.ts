@@ -9,6 +9,8 @@ import { mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } fro
 import { openaiChat } from './openai-chat.js';
 import { openaiResponses } from './openai-responses.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
+import { openaiFiles } from './openai-files.js';
+import { openaiBatches } from './openai-batches.js';
 import { modelRoutes } from './models.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
 import { readRawBody } from './video/raw-body.js';
@@ -22,6 +24,8 @@ export { ARK_SCOPE, MediaControl, VISUAL_SCOPE, VOLC_KEYS, pngBytes, pngDimensio
 export type { VolcScope } from './media/index.js';
 export { ANTHROPIC_VERSIONS } from './anthropic.js';
 export { embeddingVector, float32Base64 } from './openai-embeddings.js';
+export { simBatches, type SimBatch } from './openai-batches.js';
+export { filesOf as simFiles } from './openai-files.js';
 export { AUDIO_CONTENT_TYPES, SPEECH_FORMATS, audioBytes, mp3Bytes, pcmBytes, probe, wavBytes } from './audio/index.js';
 export type { AudioRequestRecord, Probe, SpeechFormat } from './audio/index.js';
 export { ASSISTANT_AUDIO_TOKENS_PER_SECOND, RealtimeControl, USER_AUDIO_TOKENS_PER_SECOND, realtimeCredential } from './realtime/index.js';
@@ -29,7 +33,7 @@ export type { RealtimeLimits, RealtimeSessionRecord, UsageTotals } from './realt
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts both
 // Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope.
-const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...openaiFiles, ...openaiBatches, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;

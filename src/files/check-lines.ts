@@ -97,13 +97,13 @@ export class LineChecker {
       const e = err as GatewayError;
       throw bad(`${at}: ${e.message}`).because(e.reason ?? `model ${model} refused for the token`);
     }
-    const cp = this.g.runtime.prices.get(model)!;
-    if (!batchPrice(cp)) throw bad(`${at}: model ${clip(model)} has no batch price here`).because(`model ${model} has no \`price.batch\``);
     const channels = this.g.runtime.candidates(this.token.group, model, this.rules.operation).filter((c) => c.operations.has(this.storeOp));
     if (!channels.length) {
       throw bad(`${at}: model ${clip(model)} cannot run in a batch: its vendor has no batch API here`)
         .because(`no enabled channel of group ${this.token.group} serving ${model} has the operations ${this.rules.operation} and ${this.storeOp}`);
     }
+    const cp = this.g.runtime.prices.get(model)!;
+    if (!batchPrice(cp)) throw bad(`${at}: model ${clip(model)} has no batch price here`).because(`model ${model} has no \`price.batch\``);
     return { url, route, model, entry, cp, defaults: choosePrice(cp, {}), channels };
   }
 

@@ -33,12 +33,12 @@ export async function readBatch(ex: Exchange, i: Inbound): Promise<Resolved> {
       throw bad(`${at}: ${e.message}`).because(e.reason ?? `model ${lines.model} refused for the token`);
     }
   })();
-  const price = batchPrice(g.runtime.prices.get(lines.model)!);
-  if (!price) throw bad(`${at}: model ${lines.model} has no batch price here`).because(`model ${lines.model} has no \`price.batch\``);
   const runs = g.runtime.candidates(i.token.group, lines.model, i.route.operation).some((c) => c.id === file.channel);
   if (!runs) {
     throw bad(`${at}: model ${lines.model} cannot run in a batch: its vendor has no batch API here`)
       .because(`channel ${file.channel}, which holds the file, is not an enabled channel of group ${i.token.group} whose operation ${i.route.operation} serves ${lines.model}`);
   }
+  const price = batchPrice(g.runtime.prices.get(lines.model)!);
+  if (!price) throw bad(`${at}: model ${lines.model} has no batch price here`).because(`model ${lines.model} has no \`price.batch\``);
   return { ...i, body: { ...i.body, [field]: file.upstream_id }, model: lines.model, price: model, pin: file.channel, batch: { file, price } };
 }

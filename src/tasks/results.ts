@@ -15,7 +15,7 @@ import { channelTarget } from '../transport/channel-target.js';
 import { send } from '../transport/http-client.js';
 import { fillPath } from '../transform/fill-path.js';
 import { resultFileId, type FileRecord } from '../files/file-record.js';
-import { nowSeconds, type TaskRecord } from './task-record.js';
+import type { TaskRecord } from './task-record.js';
 
 /** What the result files said: the charge (before the cap at the reservation) and the gateway's id of each file. */
 export interface ResultsRead {
@@ -35,7 +35,8 @@ export async function readResults(g: Gateway, channel: CompiledChannel, op: Comp
   const sum = new ChargeSum(t.quota.price);
   const counts = { lines: 0, charged: 0, unreadable: 0 };
   const files: Record<string, string> = {};
-  const now = nowSeconds();
+  const nowMs = Date.now();
+  const now = Math.floor(nowMs / 1000);
   for (const [name, fileName] of results.files) {
     const upstreamId = t.vars[name];
     if (!upstreamId) continue;
@@ -46,7 +47,7 @@ export async function readResults(g: Gateway, channel: CompiledChannel, op: Comp
       id: resultFileId(t.id, name), owner: t.owner, channel: channel.id, operation: results.operation, upstream_id: upstreamId,
       purpose: results.purpose, filename: `${t.id}_${fileName}`, bytes, created_at: now, expires_at: now + results.expiresS,
     };
-    await g.files.create(rec, now * 1000);
+    await g.files.create(rec, nowMs);
     files[name] = rec.id;
   }
   return { charge: sum.total(), files, counts };
