@@ -37,7 +37,7 @@ const taskActions: Record<string, ErrorCode[]> = {
   relay: ['task_not_found', 'upstream_error', 'bad_response'],
   page: ['invalid_request'],
   delete: ['task_not_found', 'invalid_request', 'task_busy', 'upstream_error'],
-  cancel: ['task_not_found', 'invalid_request', 'task_busy', 'upstream_error'],
+  cancel: [...stages.readRaw, 'task_not_found', 'invalid_request', 'task_busy', 'upstream_error'],
 };
 // The files policy (src/files/): an upload is read as multipart, its lines checked, then stored at a vendor.
 const fileActions: Record<string, ErrorCode[]> = {
