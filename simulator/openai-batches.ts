@@ -7,8 +7,8 @@
 // file); requests an expired or cancelled batch never ran are error lines `{response: null, error: {code, message}}`.
 // Directives (`[sim …]` in any metadata value): polls=N (retrieves until the end, default 2), fail=1 (validation fails),
 // expire=1 (expires instead of completing), done=K (requests run before an expiry or a cancel, default 0), status=N
-// (the create answers that error).
-import { randomId, type Ctx, type Route, errorBody, openaiAuthorized, sendJson, statusError, bearerKey } from './http.js';
+// (the create answers that error), submit_delay_ms=N (the batch is created at once, its answer sent N ms later).
+import { randomId, type Ctx, type Route, errorBody, openaiAuthorized, sendJson, sleep, statusError, bearerKey } from './http.js';
 import { intDirective, flagDirective, parseDirectives, type Directives } from './directives.js';
 import { addFile, filesOf } from './openai-files.js';
 import type { Control } from './control.js';
@@ -67,6 +67,8 @@ async function create(ctx: Ctx): Promise<void> {
   const state: State = { batch, lines, ran: [], retrieves: 0, cancelledAt: 0, d, key: bearerKey(ctx.req) ?? '' };
   batchesOf(ctx.control).set(batch.id, state);
   if (!errors.length) state.running = run(ctx, state);
+  // Accepted, but the answer comes late: a gateway that dies meanwhile must find the batch again.
+  if (!(await sleep(intDirective(d, 'submit_delay_ms', 0), ctx.signal))) return;
   sendJson(ctx.res, 200, batch);
 }
 

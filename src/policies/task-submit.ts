@@ -18,7 +18,8 @@ import type { ProxiedPolicy } from './policy.js';
 
 async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
   const { path, body } = await buildCall(a.op, p.body, { model: a.upstreamModel, task_id: a.hold.id }, p.source ? { source_upstream_id: p.source.upstreamId } : {});
-  await ex.g.tasks.create({ ...newRecord(ex, p, a.hold, a.channel, a.upstreamModel), submitting: { owner: ex.g.store.instance, started_at: Date.now(), path } }, a.hold.at);
+  // A batch's pending record names its input file already: recovery may adopt it from the vendor without an answer.
+  await ex.g.tasks.create({ ...newRecord(ex, p, a.hold, a.channel, a.upstreamModel), extra: extraOf(p, undefined), submitting: { owner: ex.g.store.instance, started_at: Date.now(), path } }, a.hold.at);
   return { method: 'POST', path, body };
 }
 
