@@ -32,8 +32,9 @@ export { ASSISTANT_AUDIO_TOKENS_PER_SECOND, RealtimeControl, USER_AUDIO_TOKENS_P
 export type { RealtimeLimits, RealtimeSessionRecord, UsageTotals } from './realtime/index.js';
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts both
-// Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope.
-const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...openaiFiles, ...openaiBatches, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+// Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope. OpenAI's
+// Files API last: MiniMax's `GET /v1/files/retrieve` is more specific than its `GET /v1/files/{id}`.
+const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes, ...openaiFiles, ...openaiBatches];
 
 export interface SimulatorOptions {
   port?: number;
