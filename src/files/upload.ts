@@ -96,7 +96,7 @@ async function store(ex: Exchange, c: Caller, channels: readonly CompiledChannel
     }
     if (status === 429 || status >= 500) { last = `HTTP ${status}`; continue; }
     if (status >= 400) {
-      throw new GatewayError('invalid_request', `The vendor refused the file (HTTP ${status})`).because(`the ${c.route.operation} call of channel ${channel.id} answered HTTP ${status}: ${clip(answer.toString('utf8'), 300)}`);
+      throw new GatewayError('invalid_request', `The vendor refused the file (HTTP ${status})`).because(`the ${c.route.operation} call of channel ${channel.id} answered HTTP ${status}: ${clip(g.redactor.text(answer.toString('utf8')), 300)}`);
     }
     return { channel, upstreamId: await upstreamIdOf(g, channel, c.route.operation, answer) };
   }
