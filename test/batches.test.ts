@@ -180,6 +180,7 @@ test('every line is checked as its endpoint checks a request; the first fault re
     ['a body its endpoint refuses', jsonl([{ ...ok('x'), body: { model: 'gpt-4o-mini' } }]), ['Line 1', '`body.messages` is required']],
     ['a priced option', jsonl([ok('x', { service_tier: 'priority' })]), ['Line 1', 'service_tier', 'batch']],
     ['an unknown model', jsonl([chatLine('x', 'no-such-model', undefined)]), ['Line 1', 'no-such-model']],
+    ['a kept conversation continued', jsonl([{ custom_id: 'x', method: 'POST', url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'hi', previous_response_id: 'resp_1' } }]), ['Line 1', '`body.previous_response_id`', 'batch']],
     ['no lines', '', ['no requests']],
     ['a blank line', '\n', ['Line 1 is empty']],
   ];

@@ -108,6 +108,9 @@ export class LineChecker {
   }
 
   private checkBody(at: string, f: First, body: Record<string, unknown>): void {
+    // A kept conversation is continued by the gateway, which is not in a batch's path: the vendor would not know its id.
+    const continues = f.route.store?.continues;
+    if (continues && body[continues] !== undefined && body[continues] !== null) throw bad(`${at}: \`body.${continues}\` cannot be used in a batch (the conversations this gateway keeps are not the vendor's)`);
     const family = this.g.runtime.modelSchemas.get(f.model);
     for (const validate of [f.route.validate, family]) {
       if (validate && !validate(body)) throw bad(`${at}: ${describeAjvErrors(within(validate.errors))}`);
