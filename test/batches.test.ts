@@ -10,6 +10,7 @@ import { fastTasks, ledgerKinds } from './helpers/video.js';
 import { client } from './helpers/api.js';
 import { billUnits, chatLine, fileLines, holdPolls, jsonl, upload, waitBatch } from './helpers/batches.js';
 import { simBatches } from '../simulator/server.js';
+import { redisSkip, startRedis } from './helpers/redis.js';
 
 let stack: Stack;
 before(async () => { stack = await startStack(); fastTasks(stack); });
@@ -311,4 +312,29 @@ test('a file of more than 50,000 requests is refused', async () => {
   const line = JSON.stringify(chatLine('x', 'gpt-4o-mini', undefined));
   const text = Array.from({ length: 50_001 }, (_, i) => line.replace('"x"', `"x${i}"`)).join('\n');
   await assert.rejects(upload(ai, text), badRequest('more than 50000 requests', 'Line 50001'));
+});
+
+test('on a Redis store: a file listed and read back, a batch run and charged, records that expire with their file', { skip: redisSkip('the Redis batch test') }, async () => {
+  const redis = await startRedis();
+  const rstack = await startStack({ storeUri: `${redis.uri}/0` });
+  try {
+    fastTasks(rstack);
+    const { key, id: account } = await rstack.token();
+    const ai = client(rstack, key);
+    const start = (await rstack.balance(account))!;
+    const input = await upload(ai, jsonl(solLines('redis')));
+    assert.deepEqual((await ai.files.list()).data.map((f) => f.id), [input.id]);
+    const done = await waitBatch(ai, (await ai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id);
+    assert.equal(done.status, 'completed');
+    assert.equal(billUnits(sol, await fileLines(ai, done.output_file_id!)), 345);
+    assert.equal(start - (await rstack.balance(account))!, 345);
+    assert.deepEqual((await ai.batches.list()).data.map((b) => b.id), [done.id]);
+    const ttl = await (await import('../src/store/redis-client.js')).connectRedis(`${redis.uri}/0`).then(async ({ client: c }) => {
+      try { return await c.pTTL(`sy:kv:files::${input.id}`); } finally { await c.close(); }
+    });
+    assert.ok(ttl > 29 * 86_400_000 && ttl <= 30 * 86_400_000, `the record expires with the file (${ttl} ms)`);
+  } finally {
+    await rstack.close();
+    await redis.stop();
+  }
 });
