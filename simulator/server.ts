@@ -11,6 +11,8 @@ import { openaiResponses } from './openai-responses.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
 import { openaiModerations } from './openai-moderations.js';
 import { rerankRoutes } from './rerank.js';
+import { openaiFiles } from './openai-files.js';
+import { openaiBatches } from './openai-batches.js';
 import { modelRoutes } from './models.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
 import { readRawBody } from './video/raw-body.js';
@@ -25,14 +27,20 @@ export type { VolcScope } from './media/index.js';
 export { ANTHROPIC_VERSIONS } from './anthropic.js';
 export { embeddingVector, float32Base64 } from './openai-embeddings.js';
 export { COHERE_CHUNK_TOKENS, COHERE_DOCS_PER_SEARCH, cohereSearchUnits, jinaTokens, ranked, relevance } from './rerank.js';
+export { simBatches, type SimBatch } from './openai-batches.js';
+export { filesOf as simFiles } from './openai-files.js';
 export { AUDIO_CONTENT_TYPES, SPEECH_FORMATS, audioBytes, mp3Bytes, pcmBytes, probe, wavBytes } from './audio/index.js';
 export type { AudioRequestRecord, Probe, SpeechFormat } from './audio/index.js';
 export { ASSISTANT_AUDIO_TOKENS_PER_SECOND, RealtimeControl, USER_AUDIO_TOKENS_PER_SECOND, realtimeCredential } from './realtime/index.js';
 export type { RealtimeLimits, RealtimeSessionRecord, UsageTotals } from './realtime/index.js';
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts both
-// Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope.
-const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, openaiModerations, ...rerankRoutes, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+// Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope. OpenAI's
+// Files API last: MiniMax's `GET /v1/files/retrieve` is more specific than its `GET /v1/files/{id}`.
+const routes: Route[] = [
+  openaiChat, openaiResponses, openaiEmbeddings, openaiModerations, ...rerankRoutes, ...audioRoutes, realtimeClientSecrets,
+  ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes, ...openaiFiles, ...openaiBatches,
+];
 
 export interface SimulatorOptions {
   port?: number;

@@ -7,6 +7,7 @@ import { RateLimiter } from './pipeline/rate-limiter.js';
 import type { Store } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
 import { TaskRepo } from './tasks/task-repo.js';
+import { FileRepo } from './files/file-repo.js';
 import { CircuitBreakers } from './pipeline/circuit-breaker.js';
 import { CallbackDelivery } from './tasks/callbacks.js';
 import type { Redactor } from './redaction/redactor.js';
@@ -33,6 +34,8 @@ export class Gateway {
   readonly secrets: ClientSecrets;
   readonly limiter: RateLimiter;
   readonly tasks: TaskRepo;
+  /** The callers' files (src/files/): records of bytes kept at vendors. */
+  readonly files: FileRepo;
   readonly breakers: CircuitBreakers;
   readonly callbacks: CallbackDelivery;
   readonly conversations: Conversations;
@@ -53,6 +56,7 @@ export class Gateway {
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
     this.limiter = new RateLimiter(store.rates);
     this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
+    this.files = new FileRepo(store);
     this.breakers = new CircuitBreakers(store.kv('breakers'), () => this.runtime.breaker);
     this.callbacks = new CallbackDelivery(this);
     this.conversations = new Conversations(store);

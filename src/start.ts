@@ -47,7 +47,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const env = opts.env ?? process.env;
   const storeUri = opts.storeUri || env.SWITCHYARD_STORE || defaultStoreUri;
   // A closed request's idempotency markers outlive any repeat of its close: the longest a request or a task may run, and a margin.
-  const markerTtlMs = { request: runtime.server.request_timeout_ms + 600_000, durable: (runtime.tasks.max_age_s + 86_400) * 1000 };
+  const markerTtlMs = { request: runtime.server.request_timeout_ms + 600_000, durable: (runtime.longestTaskAgeS + 86_400) * 1000 };
   const store = await openStore(storeUri, { onError: (msg, err) => log.error({ err }, msg), markerTtlMs });
   const logSet = logSettings(env, storeUri);
   const requestLog = logSet && await openRequestLog(logSet, log);

@@ -49,6 +49,8 @@ const broken: Broken[] = [
   { dir: 'invalid-task-source', file: 'routes.yaml', path: '/routes/0/task/source', line: 8, message: '`source` must name a path parameter of a submit route (no {id} in /v1/videos/remix)' },
   { dir: 'invalid-operation', file: 'routes.yaml', path: '/routes/1', line: 7, message: 'no channel implements operation "embeddings"' },
   { dir: 'invalid-instead-of', file: 'channels.yaml', path: '/channels/0/operations/responses/instead_of', line: 14, message: '"chat_complete" is not an operation of this channel' },
+  { dir: 'invalid-files-lines', file: 'routes.yaml', path: '/routes/0/files/lines/~1v1~1chat~1completions', line: 12, message: 'no route "chat" for the lines calling /v1/chat/completions' },
+  { dir: 'invalid-results-operation', file: 'channels.yaml', path: '/channels/0/operations/batch/results/operation', line: 16, message: 'operation "files" of this channel must exist with a `content.path`' },
 ];
 
 describe('shipped config', () => {

@@ -46,3 +46,32 @@ test('id-list queries: a missing or non-array `ids` is refused in the family\'s 
   assert.equal(ok.status, 200);
   assert.deepEqual(ok.json, []);
 });
+
+test('files and batches answer every refusal in Shape A, naming the field or the line', async () => {
+  const form = (purpose: string, text: string) => {
+    const f = new FormData();
+    f.set('purpose', purpose);
+    f.set('file', new Blob([text]), 'in.jsonl');
+    return f;
+  };
+  const upload = async (body: FormData) => {
+    const res = await fetch(`${stack.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, json: JSON.parse(text) };
+  };
+  const line = (extra: object) => `${JSON.stringify({ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, ...extra })}\n`;
+  assertShapeA(await upload(form('fine-tune', line({}))), 400, 'invalid_request', 'invalid_request_error', '`purpose`');
+  assertShapeA(await upload(form('batch', line({ method: 'PUT' }))), 400, 'invalid_request', 'invalid_request_error', 'Line 1: `method`');
+  assertShapeA(await post(`${stack.url}/v1/files`, { purpose: 'batch', file: { filename: 'x', size: 1, path: '/etc/hostname' } }, key), 400, 'invalid_request', 'invalid_request_error', '`file`');
+  for (const path of ['/v1/files/file-nope', '/v1/files/file-nope/content']) {
+    const r = await call(stack, key, 'GET', path);
+    assertShapeA({ ...r, json: r.json }, 404, 'file_not_found', 'invalid_request_error');
+  }
+  const limit = await call(stack, key, 'GET', '/v1/files?limit=0');
+  assertShapeA({ ...limit, json: limit.json }, 400, 'invalid_request', 'invalid_request_error', '`limit`');
+  assertShapeA(await post(`${stack.url}/v1/batches`, { endpoint: '/v1/chat/completions', completion_window: '24h' }, key), 400, 'invalid_request', 'invalid_request_error', '`input_file_id`');
+  assertShapeA(await post(`${stack.url}/v1/batches`, { input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '1h' }, key), 400, 'invalid_request', 'invalid_request_error', '`completion_window`');
+  assertShapeA(await post(`${stack.url}/v1/batches`, { input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '24h' }, key), 404, 'file_not_found', 'invalid_request_error', '`input_file_id`');
+  const unknown = await call(stack, key, 'GET', '/v1/batches/task_nope');
+  assertShapeA({ ...unknown, json: unknown.json }, 404, 'task_not_found', 'invalid_request_error');
+});

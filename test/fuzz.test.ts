@@ -127,6 +127,42 @@ test("a taskId that is not one of the caller's tasks never reaches the vendor (i
   if (broken.length) assert.fail(`${broken.length} route(s) let a foreign taskId through:\n${broken.join('\n')}`);
 });
 
+test('hostile batch input files: every upload gets a contract answer, and a refused one never reaches the vendor', { timeout: 120_000 }, async () => {
+  const route = routes.find((r) => r.id === 'files_create')!;
+  const good = { custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } };
+  // A real line with one field made wrong, a raw JSON value, or bytes: as lines of a file, between good ones.
+  const line = fc.oneof(
+    fc.constant(JSON.stringify(good)),
+    fc.tuple(fc.constantFrom('custom_id', 'method', 'url', 'body', 'body.model', 'body.messages', 'body.max_tokens', 'body.n', 'body.service_tier'), fc.jsonValue({ maxDepth: 2 }))
+      .map(([at, v]) => {
+        const l = structuredClone(good) as Record<string, any>;
+        const [k, sub] = at.split('.');
+        if (sub) l[k][sub] = v; else l[k] = v;
+        return JSON.stringify(l);
+      }),
+    fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+    fc.uint8Array({ maxLength: 80 }).map((b) => Buffer.from(b).toString('latin1').replace(/\n/g, ' ')),
+  );
+  await fc.assert(fc.asyncProperty(fc.array(line, { minLength: 0, maxLength: 6 }), fc.boolean(), async (lines, trailing) => {
+    stack.sim.control.clear();
+    const text = lines.map((l, i) => (l === JSON.stringify(good) ? l.replace('"a"', `"a${i}"`) : l)).join('\n') + (trailing ? '\n' : '');
+    const boundary = 'fuzzbatch';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="in.jsonl"\r\ncontent-type: application/jsonl\r\n\r\n`),
+      Buffer.from(text, 'latin1'), Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const h: Hostile = { method: 'POST', path: '/v1/files', headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body };
+    const r = await send(stack.url, h);
+    assertContract(route, h, r, secrets);
+    const stored = stack.sim.control.requests().filter((q) => q.method === 'POST' && q.path === '/v1/files').length;
+    if (r.status === 200) assert.equal(stored, 1, describe(h, r));
+    else {
+      assert.equal(r.status, 400, describe(h, r));
+      assert.equal(stored, 0, `a refused file reached the vendor: ${describe(h, r)}`);
+    }
+  }), { numRuns: Math.max(50, perRoute * 5) });
+});
+
 test("bodies the gateway cannot map never open a channel's circuit breaker for everyone else", async () => {
   // Transform-breaking bodies found by the properties above; they are the client's fault, not the channel's.
   const cases: [string, unknown][] = [['/art/submit/imagine', { mode: 'RELAX' }], ['/v1/video/generations', { model: 'kling-v2-master', prompt: 'x', size: 'axb' }]];

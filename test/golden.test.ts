@@ -74,6 +74,10 @@ const operationSlots: Record<string, Record<string, SlotSpec>> = {
   relay: {
     response: { schema: 'json-answer.json', bindings: ['task_id'] },
   },
+  files: {
+    request: { schema: 'vendor-request.json', bindings: ['model'] },
+    response: { schema: 'file-stored.json', bindings: [] },
+  },
   passthrough: {},
 };
 
@@ -104,7 +108,8 @@ function transformsOf(op: CompiledOperation): Record<string, Transform | undefin
 function roleOf(rt: Runtime, operation: string): string | undefined {
   const role = (r: CompiledRoute): string | undefined =>
     r.policy === 'stream' ? 'chat' : r.policy === 'json' || r.policy === 'relay' ? 'json' : r.policy === 'passthrough' ? 'passthrough'
-      : r.policy === 'task' && r.task?.action === 'submit' ? 'task' : r.policy === 'task' && r.task?.action === 'relay' ? 'relay' : undefined;
+      : r.policy === 'task' && r.task?.action === 'submit' ? 'task' : r.policy === 'task' && r.task?.action === 'relay' ? 'relay'
+        : r.policy === 'files' && r.action === 'upload' ? 'files' : undefined;
   const roles = new Set(rt.routes.filter((r) => r.operation === operation).map(role).filter((x): x is string => x !== undefined));
   if (roles.size > 1) throw new Error(`operation ${operation} is served by several policies (${[...roles].join(', ')}): its slots mean different things`);
   return [...roles][0];

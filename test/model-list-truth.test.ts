@@ -13,14 +13,30 @@ import { send, type Row, type Via } from './helpers/conformance.js';
 import type { CompiledRoute } from '../src/config/runtime.js';
 
 /** How this test calls each shipped route that serves a model (the route ids of routes.yaml). */
-const viaOf: Record<string, Via> = {
+const viaOf: Record<string, Via | 'batch'> = {
   chat_completions: 'chat', responses: 'responses', messages: 'messages', gemini_generate: 'gemini', generate_content: 'gemini-image',
   embeddings: 'embeddings', images_generations: 'image', images_edits: 'image-edit',
   video_generations: 'video', vendork_text2video: 'vendork', vendork_image2video: 'vendork-i2v', alpha_text2video: 'alpha-text2video',
   art_official: 'visual', art_submit_imagine: 'midjourney', music_submit_music: 'suno-music', music_submit_lyrics: 'suno-lyrics',
   audio_speech: 'speech', audio_transcriptions: 'transcription', audio_translations: 'translation', realtime: 'realtime',
-  rerank: 'rerank', moderations: 'moderation',
+  rerank: 'rerank', moderations: 'moderation', batches_create: 'batch',
 };
+
+/** A batch of one line on the model's own endpoint (chat or embeddings): its input file uploaded, then submitted. */
+async function batchOf(stack: Stack, key: string, model: string, types: string[]): Promise<{ status: number; text: string }> {
+  const [url, body] = types.includes('embeddings') ? ['/v1/embeddings', { model, input: 'hello' }] : ['/v1/chat/completions', { model, messages: [{ role: 'user', content: 'hello' }] }];
+  const form = new FormData();
+  form.append('purpose', 'batch');
+  form.append('file', new Blob([`${JSON.stringify({ custom_id: 'one', method: 'POST', url, body })}\n`]), 'batch.jsonl');
+  const auth = { authorization: `Bearer ${key}` };
+  const file = await fetch(`${stack.url}/v1/files`, { method: 'POST', headers: auth, body: form });
+  if (file.status >= 400) return { status: file.status, text: await file.text() };
+  const { id } = await file.json() as { id: string };
+  const batch = await fetch(`${stack.url}/v1/batches`, {
+    method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ input_file_id: id, endpoint: url, completion_window: '24h' }),
+  });
+  return { status: batch.status, text: await batch.text() };
+}
 
 const image = 'https://example.com/first.png';
 const lastImage = 'https://example.com/last.png';
@@ -53,8 +69,8 @@ async function walk(stack: Stack): Promise<Checked> {
     for (let i = 0; i < calls.length; i += 8) {
       await Promise.all(calls.slice(i, i + 8).map(async ({ model, type, route }) => {
         const via = viaOf[route.id];
-        const row: Row = { model, via, body: needs(model, via), dims: [], usd: 0 };
-        const res = await send(stack, key, row, `${group}-${model}`);
+        const res = via === 'batch' ? await batchOf(stack, key, model, models.find((m) => m.id === model)!.supported_endpoint_types)
+          : await send(stack, key, { model, via, body: needs(model, via), dims: [], usd: 0 } as Row, `${group}-${model}`);
         out.calls++;
         if (res.status >= 400) out.refused.push(`${group} ${model} on ${type} (${route.method} ${route.path}): ${res.status} ${res.text.slice(0, 300)}`);
       }));

@@ -53,7 +53,7 @@ test('the document is valid OpenAPI 3.1 (validator verdict) and its schemas comp
   assert.doesNotMatch(text, /"\$schema"|"definitions"|"imageLimits"|\.json#/);
   assert.match(text, /"x-imageLimits":\{"formats"/);
   const tags = doc.tags.map((t: { name: string }) => t.name);
-  assert.deepEqual(tags, ['chat', 'responses', 'messages', 'embeddings', 'models', 'images', 'video', 'image-art', 'music', 'billing', 'admin', 'operations', 'vendor formats']);
+  assert.deepEqual(tags, ['chat', 'responses', 'messages', 'embeddings', 'models', 'images', 'files', 'batches', 'video', 'image-art', 'music', 'billing', 'admin', 'operations', 'vendor formats']);
 });
 
 test('every route of routes.yaml is an operation named by its id, and every body schema is its request body', () => {
@@ -144,6 +144,21 @@ test('real answers validate against the schemas the document declares: chat, err
   assert.equal(check(schemas.declared('/v1/videos', 'get', 200), page.json), undefined);
   // The schema is not vacuous: an answer with a field the gateway never sends is refused.
   assert.notEqual(check(schemas.declared('/v1/videos/{id}', 'get', 200), { ...done, extra_field: 1 }), undefined);
+
+  // Files: the upload's, one file's and a page's answers; a file of another user is the declared 404.
+  const form = new FormData();
+  form.set('purpose', 'batch');
+  form.set('file', new Blob([`${JSON.stringify({ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } })}\n`]), 'in.jsonl');
+  const up = await fetch(`${stack.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const file = await up.json();
+  assert.equal(up.status, 200, JSON.stringify(file));
+  assert.equal(check(schemas.declared('/v1/files', 'post', 200), file), undefined);
+  assert.equal(check(schemas.declared('/v1/files/{id}', 'get', 200), (await call(stack, key, 'GET', `/v1/files/${file.id}`)).json), undefined);
+  assert.equal(check(schemas.declared('/v1/files', 'get', 200), (await call(stack, key, 'GET', '/v1/files?limit=2')).json), undefined);
+  const { key: other } = await stack.token();
+  const foreign = await call(stack, other, 'GET', `/v1/files/${file.id}`);
+  assert.equal(foreign.status, 404);
+  assert.equal(check(schemas.declared('/v1/files/{id}', 'get', 404), foreign.json), undefined);
 });
 
 test('real family errors validate against their declared shapes, and would not pass as Shape A', async () => {

@@ -107,6 +107,27 @@ test('OpenAI Sora: create, completed, content through the gateway, list, remix a
   assert.equal(await stack.balance(id), 100_000 - 2 * 8 * 500, 'sora-2-pro at 1792x1024 is 500 units a second, the remix priced like its source');
 });
 
+test('OpenAI batches: a file stored at OpenAI, the batch run there, its output read back, charged at half the list price', async () => {
+  const { key: own, id } = await stack.token({ quota: 100_000 });
+  const ai = new OpenAI({ apiKey: own, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+  const u = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const lines = [
+    { custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-6-luna', max_completion_tokens: 100_000, messages: [{ role: 'user', content: `one [sim usage=${u({ prompt_tokens: 200_000, completion_tokens: 40_000 })}]` }] } },
+    { custom_id: 'b', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-6-luna', max_completion_tokens: 100_000, messages: [{ role: 'user', content: `two [sim usage=${u({ prompt_tokens: 250_000, completion_tokens: 60_000, prompt_tokens_details: { cached_tokens: 100_000 } })}]` }] } },
+  ];
+  const file = await ai.files.create({ file: await toFile(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n')), 'in.jsonl'), purpose: 'batch' });
+  assert.equal(lastUpstream('/v1/files').headers.authorization, 'Bearer sim-key');
+  const batch = await ai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+  const done = await waitFinal(stack, own, `/v1/batches/${batch.id}`, (j) => ['completed', 'failed', 'expired', 'cancelled'].includes(j?.status));
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  const out = (await (await ai.files.content(done.output_file_id)).text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.deepEqual(out.map((l) => l.custom_id), ['a', 'b']);
+  // gpt-6-luna (developers.openai.com/api/docs/models/gpt-6-luna): $0.10 input, $0.01 cached, $0.50 output per
+  // million (both prompts under its 272K long-context tier); Batch 50%: (200,000 × 0.05 + 40,000 × 0.25) + (150,000 ×
+  // 0.05 + 100,000 × 0.005 + 60,000 × 0.25) per million = $0.043 → 43 units.
+  await eventually(async () => (await stack.balance(id)) === 100_000 - 43);
+});
+
 test('Anthropic: Messages clients byte for byte, OpenAI-format clients translated; the key in x-api-key', async () => {
   const msg = await call(stack, key, 'POST', '/v1/messages', { model: 'claude-sonnet-5-5', max_tokens: 64, messages: [{ role: 'user', content: 'hello [sim chunks=2]' }] });
   assert.equal(msg.status, 200, msg.text);

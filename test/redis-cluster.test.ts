@@ -32,6 +32,7 @@ quotaContract('redis-cluster', clusterMaker, { skip });
 taskIndexContract('redis-cluster', clusterMaker, { skip });
 recoveryContract('redis-cluster', clusterMaker, { skip });
 catalogContract('redis-cluster', clusterMaker, { skip });
+catalogContract('redis-cluster', clusterMaker, { skip }, 'files');
 redisLedgerContract('redis-cluster', clusterMaker, async () => {
   const conn = await connectRedis(cluster!.uri);
   return { client: conn.client, async close() { conn.watch?.stop(); await conn.client.close(); } };

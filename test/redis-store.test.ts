@@ -60,6 +60,8 @@ recoveryContract('sqlite', sqliteMaker());
 recoveryContract('redis', redisMaker(), { skip });
 catalogContract('sqlite', sqliteMaker());
 catalogContract('redis', redisMaker(), { skip });
+catalogContract('sqlite', sqliteMaker(), {}, 'files');
+catalogContract('redis', redisMaker(), { skip }, 'files');
 redisLedgerContract('redis', redisMaker(), rawRedis, { skip });
 
 test('store options: a marker window, or a retention, that is not a whole number above 0 fails the open, naming it', async () => {

@@ -38,6 +38,8 @@ export interface CompiledPrice {
   variants: { when: Condition[]; patch: Omit<PriceVariant, 'when'> }[];
   /** Each combination of chosen values is priced once (they come from finite lists, so this stays small). */
   chosen: Map<string, ChosenPrice>;
+  /** Laid over the default price for requests run through the vendor's Batch API; absent: the model has no batch price. */
+  batch?: Omit<PriceVariant, 'when'>;
 }
 
 /** Strings compare without case, and a number written as a string is that number: vendors take `1080P` for `1080p` and `"8"` for 8. */
@@ -57,7 +59,7 @@ export function compilePrice(name: string, model: Model): CompiledPrice {
     default: d.default === undefined ? undefined : normalize(d.default), present: d.present === true,
   }));
   const variants = (p.variants ?? []).map(({ when, ...patch }) => ({ when: conditionsOf(when), patch }));
-  return { model: name, base, dimensions, variants, chosen: new Map() };
+  return { model: name, base, dimensions, variants, chosen: new Map(), batch: p.batch };
 }
 
 function conditionsOf(when: PriceVariant['when']): Condition[] {

@@ -73,10 +73,10 @@ const sum = (lines: ChargeLine[]) => {
 };
 
 /** Rounded up, but a sum that is whole save for float error (3 + 27 + 37.5 + 7.5) stays whole. */
-const wholeUnits = (x: number) => Math.max(0, Math.ceil(x - 1e-9));
+export const wholeUnits = (x: number) => Math.max(0, Math.ceil(x - 1e-9));
 
 /** The dearest rate on one side at a prompt size: what an unknown mix of that side's tokens may cost at most. */
-function dearest(c: ChosenPrice, prompt: number, input: boolean): number {
+export function dearest(c: ChosenPrice, prompt: number, input: boolean): number {
   const { rates } = ratesAt(c, prompt);
   let d = dearestOf.get(rates);
   if (!d) dearestOf.set(rates, (d = sides(rates)));

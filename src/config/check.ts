@@ -14,7 +14,7 @@ import { priceRules, usagePathRules } from './price-rules-check.js';
 import { probeRules } from './probe-rules.js';
 import type { ChannelsFile, Channel } from '../types/generated/channels.js';
 import { insteadOfRules } from './instead-of-rules.js';
-import { actionRules, routeDialectRules, sessionRules } from './route-rules.js';
+import { actionRules, fileRules, routeDialectRules, sessionRules } from './route-rules.js';
 import type { Route, RoutesFile } from '../types/generated/routes.js';
 import { extendsOf, mergeVendors, readVendorFiles } from './vendor-files.js';
 import { mergeDialects, readDialectFiles } from './dialect-files.js';
@@ -215,6 +215,7 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     routeDialectRules(routes, r, `/routes/${i}`, routeAt);
     actionRules(r, `/routes/${i}`, routeAt);
     sessionRules(routes, r, `/routes/${i}`, routeAt);
+    fileRules(routes, r, `/routes/${i}`, routeAt);
   });
   const merged = channels.channels.map((c) => withTemplate(c, channels));
   for (const { route, message } of ambiguousModelProblems(routes.routes, merged)) routeAt('error', `/routes/${route}/path`, message);
@@ -242,6 +243,8 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
         if (!ch.models?.includes(m)) chanAt('error', `${p}/operations/${name}/models/${j}`, `"${m}" is not in this channel's models`);
       });
       if (op.instead_of) insteadOfRules(op, ch.operations ?? {}, `${p}/operations/${name}`, chanAt);
+      const holder = op.results && ch.operations?.[op.results.operation];
+      if (op.results && !holder?.content?.path) chanAt('error', `${p}/operations/${name}/results/operation`, `operation "${op.results.operation}" of this channel must exist with a \`content.path\` (where result files are read)`);
       if (!op.dialect) continue;
       const at = `${p}/operations/${name}/dialect`;
       if (!routes.dialects?.[op.dialect]) chanAt('error', at, `unknown dialect "${op.dialect}": not in routes.yaml \`dialects\`, and no file dialects/${op.dialect}.yaml`);

@@ -5,7 +5,7 @@ import type { SchemaRegistry } from './schema-registry.js';
 import { compileTransform } from '../transform/compile-transform.js';
 import { defaultLimits, defaultServerLimits, defaultTaskSettings, defaultTimeouts, type CompiledChannel, type CompiledDialect, type CompiledOperation, type CompiledRoute, type Runtime, type RouteLimitsResolved } from './runtime.js';
 import type { RouteLimits, Route } from '../types/generated/routes.js';
-import type { CompiledTaskRoute } from './runtime.js';
+import type { CompiledFilesRoute, CompiledTaskRoute } from './runtime.js';
 import { compilePriceInputs } from '../billing/price-inputs.js';
 import { compileDialects } from './compile-dialects.js';
 import { compileOperationAudio, compileRouteAudio } from './compile-audio.js';
@@ -58,6 +58,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     audio: r.audio && compileRouteAudio(r.audio, transformMs),
     realtime: r.realtime && compileRealtime(r.realtime, transformMs),
     clientSecret: r.client_secret && compileClientSecret(r.client_secret, transformMs),
+    files: r.files && compileFilesRoute(r.files),
   }));
   const channels = cfg.resolvedChannels.map((c) => compileChannel(c, transformMs, dialects, cfg.allowPrivateNetworks));
   const index = buildIndex(channels);
@@ -86,6 +87,8 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
       failureRate: dispatch.breaker_failure_rate ?? 0.5, openMs: dispatch.breaker_open_ms ?? 30_000,
     },
     tasks: { ...defaultTaskSettings, ...cfg.channels.tasks },
+    longestTaskAgeS: Math.max({ ...defaultTaskSettings, ...cfg.channels.tasks }.max_age_s, ...channels.flatMap((c) => [...c.operations.values()].map((o) => o.maxAgeS ?? 0))),
+    longestFileLifeS: Math.max(0, ...routes.map((r) => r.files?.expiresS.max ?? 0), ...channels.flatMap((c) => [...c.operations.values()].map((o) => o.results?.expiresS ?? 0))),
     callbacks: { allow_private_networks: false, timeout_ms: 5000, max_attempts: 5, ...cfg.channels.callbacks, ...(cfg.allowPrivateNetworks && { allow_private_networks: true }) },
     modelSchemas,
     channel: (id) => byId.get(id),
@@ -134,6 +137,22 @@ function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTa
     callback: t.callback,
     refs: t.refs ?? [],
     source: t.source,
+    inputFile: t.input_file,
+  };
+}
+
+const day = 86_400;
+
+function compileFilesRoute(f: NonNullable<Route['files']>): CompiledFilesRoute {
+  return {
+    purpose: f.purpose,
+    lines: new Map(Object.entries(f.lines)),
+    operation: f.operation,
+    // OpenAI's limits for a batch input file.
+    maxLines: f.max_lines ?? 50_000,
+    maxBytes: f.max_bytes ?? 200 * 1024 * 1024,
+    maxLineBytes: f.max_line_bytes,
+    expiresS: { default: 30 * day, min: 3600, max: 30 * day, ...f.expires_s },
   };
 }
 
@@ -164,7 +183,12 @@ function compileChannel(c: ResolvedChannel, transformMs: number, dialects: Map<s
       dialect,
       usage: op.usage ? compileUsagePaths(op.usage) : dialect?.usage,
       insteadOf: op.instead_of,
-      cancel: op.cancel, delete: op.delete,
+      cancel: op.cancel && { method: op.cancel.method, path: op.cancel.path, endsTask: op.cancel.ends_task !== false }, delete: op.delete,
+      results: op.results && {
+        operation: op.results.operation, files: Object.entries(op.results.files), purpose: op.results.purpose ?? 'batch_output',
+        statusAt: op.results.status_at.split('.'), answerAt: op.results.answer_at.split('.'), expiresS: op.results.expires_s ?? 30 * day,
+      },
+      maxAgeS: op.max_age_s,
       audio: op.audio && compileOperationAudio(op.audio),
     });
   }

@@ -20,6 +20,7 @@ export function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][nu
 const actions: Partial<Record<string, string[]>> = {
   admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke', 'usage', 'tasks', 'reconciliation', 'requests', 'request', 'requests_export', 'channels', 'reload'],
   billing: ['subscription', 'usage', 'requests', 'request'],
+  files: ['upload', 'list', 'get', 'content', 'delete'],
 };
 
 /** The admin and billing policies name an action of theirs; the admin API takes the operator's key and nothing else. */
@@ -43,4 +44,19 @@ export function sessionRules(routes: RoutesFile, r: RoutesFile['routes'][number]
   for (const id of r.client_secret?.for ?? []) {
     if (!routes.routes.some((x) => x.id === id && x.policy === 'realtime')) at('error', `${p}/client_secret/for`, `"${id}" is not a route of policy \`realtime\``);
   }
+}
+
+/**
+ * An upload route has its `files` rules, naming routes that exist for its lines; a batch submit names its input file's
+ * fields; `task.input_file` is for a submit only.
+ */
+export function fileRules(routes: RoutesFile, r: RoutesFile['routes'][number], p: string, at: Report): void {
+  const upload = r.policy === 'files' && r.action === 'upload';
+  if (upload !== Boolean(r.files)) at('error', upload ? p : `${p}/files`, upload ? 'action `upload` needs `files` (what it accepts)' : '`files` is for policy `files`, action `upload`, only');
+  for (const [url, id] of Object.entries(r.files?.lines ?? {})) {
+    const line = routes.routes.find((x) => x.id === id);
+    if (!line) at('error', `${p}/files/lines/${url.replace(/~/g, '~0').replace(/\//g, '~1')}`, `no route "${id}" for the lines calling ${url}`);
+    else if (line.policy !== 'stream' && line.policy !== 'json') at('error', `${p}/files/lines/${url.replace(/~/g, '~0').replace(/\//g, '~1')}`, `route "${id}" is not one a request line can follow (policy stream or json)`);
+  }
+  if (r.task?.input_file && r.task.action !== 'submit') at('error', `${p}/task/input_file`, '`input_file` is for a submit route only');
 }

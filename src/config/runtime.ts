@@ -66,6 +66,22 @@ export interface CompiledRoute {
   realtime?: CompiledRealtime;
   /** A `client_secret` route's minting rules. */
   clientSecret?: CompiledClientSecret;
+  /** A `files` upload route's rules (routes.yaml `files`). */
+  files?: CompiledFilesRoute;
+}
+
+/** What a `files` upload accepts: batch input files, each line checked against the route it calls. */
+export interface CompiledFilesRoute {
+  purpose: string;
+  /** A line's url → the id of the route its body follows. */
+  lines: Map<string, string>;
+  /** The task operation the file's requests run on: its channel stores the file. */
+  operation: string;
+  maxLines: number;
+  maxBytes: number;
+  /** undefined: the line route's own body limit, plus room for the envelope. */
+  maxLineBytes?: number;
+  expiresS: { default: number; min: number; max: number };
 }
 
 /** A client-facing API format and its translations to and from the unified one (OpenAI chat completions). */
@@ -94,7 +110,7 @@ export interface CompiledConversationStore {
 }
 
 export interface CompiledTaskRoute {
-  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page' | 'delete';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page' | 'delete' | 'cancel';
   family?: string;
   families?: string[];
   answer?: Transform;
@@ -104,6 +120,8 @@ export interface CompiledTaskRoute {
   refs: string[];
   /** Submit: the path parameter naming the caller's completed task this one derives from. */
   source?: string;
+  /** Submit: the body fields naming the caller's batch input file and the endpoint its lines call (a batch). */
+  inputFile?: { field: string; endpoint: string };
 }
 
 export type UnifiedStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
@@ -127,6 +145,18 @@ export interface CompiledReconcile {
 /** One bodiless call about an accepted task (cancel it, delete its result); `path` takes the task's placeholders. */
 export interface TaskCall { method: 'DELETE' | 'POST'; path: string }
 
+/** Result files a finished task leaves at the vendor (channels.schema.json TaskResults). */
+export interface CompiledResults {
+  /** The channel's operation that holds files (content path, delete). */
+  operation: string;
+  /** Task var → the name of its file. */
+  files: [string, string][];
+  purpose: string;
+  statusAt: string[];
+  answerAt: string[];
+  expiresS: number;
+}
+
 export interface CompiledOperation {
   path: string;
   /** The path of a streamed chat request, where the vendor streams elsewhere. */
@@ -149,8 +179,13 @@ export interface CompiledOperation {
   usage?: CompiledUsagePaths;
   /** The operation this one stands in for when the client speaks its dialect (bytes untouched). */
   insteadOf?: string;
-  cancel?: TaskCall;
+  /** `endsTask` false: the vendor ends a cancelled task itself, later (it is polled and settled as it ends). */
+  cancel?: TaskCall & { endsTask: boolean };
   delete?: TaskCall;
+  /** A task's result files, read for its charge when it ends. */
+  results?: CompiledResults;
+  /** How long a task of this operation may run before it fails as timed out (else `tasks.max_age_s`). */
+  maxAgeS?: number;
   /** A vendor that sends its audio inside events (decoded for the client). */
   audio?: CompiledOperationAudio;
 }
@@ -207,6 +242,10 @@ export interface Runtime {
   adminKeyHash?: Buffer;
   breaker: BreakerSettings;
   tasks: Required<TaskSettings>;
+  /** The longest any task may run: `tasks.max_age_s`, or an operation's own `max_age_s` when longer. */
+  longestTaskAgeS: number;
+  /** The longest a file's record may live (uploads' `files.expires_s.max`, result files' `expires_s`). */
+  longestFileLifeS: number;
   callbacks: Required<CallbackSettings>;
   /** Per-model request schemas (a family's own rules). */
   modelSchemas: Map<string, ValidateFunction>;

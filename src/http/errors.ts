@@ -24,6 +24,7 @@ export const catalog = {
   bad_response_body: { status: 502, type: 'platform_api_error', message: 'Bad upstream response body' },
   bad_response: { status: 502, type: 'platform_api_error', message: 'copy_response_body_failed' },
   task_not_found: { status: 404, type: 'invalid_request_error', message: 'Task not found' },
+  file_not_found: { status: 404, type: 'invalid_request_error', message: 'File not found' },
   task_not_completed: { status: 400, type: 'invalid_request_error', message: 'Task is not completed yet' },
   task_busy: { status: 409, type: 'platform_api_error', message: 'The task is being updated; retry in a moment' },
   task_failed: { status: 400, type: 'platform_api_error', message: 'The upstream refused the task' },

@@ -30,6 +30,7 @@ export async function answersOf(route: CompiledRoute, components: SchemaComponen
       if (route.action === 'requests_export') return ok({ 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string', description: 'One request record a line.' } } });
       return [{ status: route.action === 'token_create' ? '201' : '200', description: 'Success.', content: json(object(`The ${route.action} answer.`)) }];
     case 'billing': return ok(json(route.action === 'requests' || route.action === 'request' ? recordList(components) : object(`The ${route.action} answer.`)));
+    case 'files': return fileAnswers(route, components);
     case 'openapi': return ok(json(object('This document.')));
     case 'console': return route.path.includes('{asset}')
       ? [...ok({ 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } }, 'One of the console\'s files (its script, its styles, the chart library).'),
@@ -64,6 +65,16 @@ const recordList = (components: SchemaComponents): Schema => ({
   type: 'object',
   properties: { object: { const: 'list' }, data: { type: 'array', items: components.ref('request-record.response.json') }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } },
 });
+
+/** OpenAI's file object, a page of them, the bytes, or the deletion. */
+function fileAnswers(route: CompiledRoute, components: SchemaComponents): Answer[] {
+  switch (route.action) {
+    case 'list': return ok(json(components.ref('file-list.response.json')));
+    case 'content': return [...ok(bytes, 'The file, streamed from the vendor that holds it.'), { status: '206', description: 'The part of the file a Range asked for.', content: bytes }];
+    case 'delete': return ok(json({ type: 'object', properties: { id: { type: 'string' }, object: { const: 'file' }, deleted: { const: true } } }));
+    default: return ok(json(components.ref('file.response.json')), route.action === 'upload' ? 'The file was checked and stored (nothing is charged).' : 'Success.');
+  }
+}
 
 function taskAnswers(task: CompiledTaskRoute, components: SchemaComponents): Answer[] {
   // A route's own `answer` is the family's format; without one, the video object.

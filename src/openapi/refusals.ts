@@ -18,6 +18,7 @@ const stages = {
   resolveModel: ['invalid_request', 'model_not_allowed', 'model_not_found'],
   taskRefs: ['task_not_found', 'invalid_request'],                               // a `refs` field naming a task
   taskSource: ['task_not_found', 'task_not_completed', 'invalid_request'],       // a remix's source
+  batchInput: ['file_not_found', 'invalid_request'],                             // a batch's input file, its lines rechecked
   recall: ['invalid_request'],
   price: ['invalid_request'],
   reserve: ['insufficient_user_quota'],
@@ -36,6 +37,15 @@ const taskActions: Record<string, ErrorCode[]> = {
   relay: ['task_not_found', 'upstream_error', 'bad_response'],
   page: ['invalid_request'],
   delete: ['task_not_found', 'invalid_request', 'task_busy', 'upstream_error'],
+  cancel: [...stages.readRaw, 'task_not_found', 'invalid_request', 'task_busy', 'upstream_error'],
+};
+// The files policy (src/files/): an upload is read as multipart, its lines checked, then stored at a vendor.
+const fileActions: Record<string, ErrorCode[]> = {
+  upload: [...stages.readMultipart, 'no_available_channel', 'upstream_error', 'bad_response'],
+  get: ['file_not_found'],
+  list: ['invalid_request'],
+  content: ['file_not_found', 'upstream_error', 'bad_response'],
+  delete: ['file_not_found', 'upstream_error'],
 };
 const adminActions: Record<string, ErrorCode[]> = {
   token_list: ['invalid_request'], token_get: ['token_not_found'], token_update: ['token_not_found'], token_topup: ['token_not_found'],
@@ -49,7 +59,7 @@ export function refusalsOf(route: CompiledRoute): Refusal[] {
   const out = new Map<string, Refusal>();
   for (const code of codes) out.set(`${code}:${catalog[code].status}`, { code, status: catalog[code].status });
   // A Range the result does not have is answered 416 (src/policies/task-content.ts).
-  if (route.task?.action === 'content') out.set('invalid_request:416', { code: 'invalid_request', status: 416 });
+  if (route.task?.action === 'content' || (route.policy === 'files' && route.action === 'content')) out.set('invalid_request:416', { code: 'invalid_request', status: 416 });
   return [...out.values()].sort((a, b) => a.status - b.status);
 }
 
@@ -77,6 +87,7 @@ function stagesOf(route: CompiledRoute): ErrorCode[][] {
     stages.resolveModel,
     task?.refs.length ? stages.taskRefs : [],
     task?.source ? stages.taskSource : [],
+    task?.inputFile ? stages.batchInput : [],
     route.store?.continues ? stages.recall : [],
     stages.price,
     p.policy.scope === 'durable' ? stages.reserveTask : stages.reserve,
@@ -90,6 +101,7 @@ function localStages(route: CompiledRoute): ErrorCode[][] {
   if (route.policy === 'models') return [route.path.includes('{id}') ? ['model_not_found'] : []];
   if (route.policy === 'stored') return [['not_found']];
   if (route.policy === 'billing') return [billingActions[route.action ?? ''] ?? []];
+  if (route.policy === 'files') return [fileActions[route.action ?? ''] ?? []];
   if (route.policy === 'count_tokens') return [stages.readJson, stages.resolveModel, route.store?.continues ? stages.recall : []];
   if (route.policy === 'client_secret') return [stages.readJson, stages.resolveModel];
   return [];

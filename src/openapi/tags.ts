@@ -14,6 +14,8 @@ const rules: Rule[] = [
   { name: 'embeddings', description: 'Embeddings, billed by the usage the vendor reports.', when: (_r, w) => w === 'embeddings' },
   { name: 'models', description: 'The models the calling token may use.', when: (r) => r.policy === 'models' },
   { name: 'images', description: 'Image generation and edits.', when: (_r, w) => w === 'images' },
+  { name: 'files', description: 'The caller\'s files: batch input files checked line by line and kept at the vendor that runs them, batch output.', when: (r, w) => w === 'files' || r.policy === 'files' },
+  { name: 'batches', description: 'Batches on the vendors\' Batch APIs: reserved from their input files, charged from their output at the batch price.', when: (_r, w) => w === 'batches' },
   { name: 'video', description: 'Unified video tasks: submit, query, list, download, delete, remix.', when: (_r, w) => w === 'video' || w === 'videos' },
   { name: 'image-art', description: 'The image-art task family, in its own format and error envelope.', when: (_r, w) => w === 'art' },
   { name: 'music', description: 'Music tasks, in the music wrapper\'s format and error envelope.', when: (_r, w) => w === 'music' },

@@ -11,6 +11,7 @@ import type { ChosenPrice } from '../billing/price-rules.js';
 import type { RequestContext } from './context.js';
 import type { Conversation } from '../store/conversations.js';
 import type { SecretGrant } from '../realtime/client-secrets.js';
+import type { FileRecord } from '../files/file-record.js';
 
 /** `upgrade`: a WebSocket upgrade's socket and the bytes that came after its head (the `res` is written on that socket). */
 export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext; upgrade?: { socket: Duplex; head: Buffer; onClose?: () => void } }
@@ -31,7 +32,11 @@ export interface TaskSource { id: string; upstreamId: string; channel: string }
  * resolveModel → the model the request names, its price entry, the channel a task reference pins it to, and the
  * task it derives from.
  */
-export interface Resolved extends Inbound { model: string; price: Model; pin?: string; source?: TaskSource }
+export interface Resolved extends Inbound {
+  model: string; price: Model; pin?: string; source?: TaskSource;
+  /** A batch: the caller's input file it runs, and the model's batch price (batch-input.ts). */
+  batch?: { file: FileRecord; price: ChosenPrice };
+}
 
 /** recall → the kept conversation the request continues, if it names one. */
 export interface Recalled extends Resolved { previous?: Conversation }

@@ -4,6 +4,7 @@ import { readPriceInputs } from '../billing/price-inputs.js';
 import { reservationFor } from '../billing/price.js';
 import { choosePrice } from '../billing/choose-price.js';
 import { clampedHeader, withClamped } from '../billing/completion-limit.js';
+import { batchReservation } from '../billing/batch-price.js';
 import type { Exchange, Priced, Recalled } from './exchange.js';
 
 /**
@@ -12,6 +13,7 @@ import type { Exchange, Priced, Recalled } from './exchange.js';
  * settle (a task keeps it on its record).
  */
 export function price(ex: Exchange, r: Recalled): Priced {
+  if (r.batch) return priceBatch(ex, r);
   const chosen = choosePrice(ex.g.runtime.prices.get(r.model)!, r.body);
   const inputs = readPriceInputs(r.route.priceInputs, r.price, r.body, ex.g.runtime.promptBytesPerToken);
   const promptBytes = r.raw.length + (r.previous?.bytes ?? 0);
@@ -31,4 +33,12 @@ function clamp(ex: Exchange, r: Recalled, clamped: Priced['inputs']['clamped']):
   ex.res.setHeader('x-switchyard-clamped', said);
   const body = withClamped(r.body, clamped);
   return { ...r, body, raw: r.raw.length ? Buffer.from(JSON.stringify(body)) : r.raw };
+}
+
+/** A batch: every line's prompt and completion limit, as its input file summed them, at the model's batch price. */
+function priceBatch(ex: Exchange, r: Recalled): Priced {
+  const { file, price: chosen } = r.batch!;
+  const bpt = ex.g.runtime.promptBytesPerToken;
+  const amount = batchReservation(chosen, r.price, file.lines!, bpt);
+  return { ...r, chosen, inputs: { units: 1, clamped: [], choices: 1 }, amount, promptTokens: Math.ceil(file.lines!.bytes / bpt) };
 }

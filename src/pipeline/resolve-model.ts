@@ -9,10 +9,12 @@ import type { Gateway } from '../gateway.js';
 import type { TokenRecord } from '../store/token-store.js';
 import { queryOf } from './match-route.js';
 import { readSource } from './task-source.js';
+import { readBatch } from './batch-input.js';
 import type { Exchange, Inbound, Resolved } from './exchange.js';
 
 /** Throws invalid_request (400), task_not_completed (400), model_not_allowed (403), model_not_found (404), task_not_found (404). */
 export async function resolveModel(ex: Exchange, i: Inbound): Promise<Resolved> {
+  if (i.route.task?.inputFile) return readBatch(ex, i); // a batch: its model, price and channel are its input file's
   const swapped = await swapRefs(ex.g, i);
   // Copies of the request only where a body changed: most requests have no refs and no source.
   const { body, source } = await readSource(ex, swapped.body === i.body ? i : { ...i, body: swapped.body });

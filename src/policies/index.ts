@@ -7,6 +7,7 @@ import { openSession } from '../realtime/open-session.js';
 import { mintSecret } from '../realtime/mint-secret.js';
 import { adminActions } from '../admin/actions.js';
 import { billingActions } from './billing.js';
+import { fileActions } from './files.js';
 import { chat } from './chat.js';
 import { json } from './json.js';
 import { passthrough } from './passthrough.js';
@@ -21,6 +22,7 @@ import { serveStored } from './stored.js';
 import { countTokens } from './count-tokens.js';
 import { pageTasks } from './task-page.js';
 import { deleteTask } from './task-delete.js';
+import { cancelOwnTask } from './task-cancel.js';
 import { serveOpenApi } from '../openapi/serve-openapi.js';
 import { serveConsole } from '../console/serve-console.js';
 
@@ -31,7 +33,7 @@ const open: Record<string, OpenPolicy> = {
   health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res), openapi: serveOpenApi, console: serveConsole,
 };
 const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough, relay };
-const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask, page: pageTasks, delete: deleteTask };
+const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask, page: pageTasks, delete: deleteTask, cancel: cancelOwnTask };
 const local: Record<string, LocalPolicy> = { models: serveModels, stored: serveStored, count_tokens: countTokens, client_secret: mintSecret };
 
 export function policyOf(route: CompiledRoute): Policy {
@@ -40,6 +42,7 @@ export function policyOf(route: CompiledRoute): Policy {
   if (route.policy === 'admin') return { kind: 'admin', answer: adminActions[route.action!] };
   if (route.policy === 'realtime') return { kind: 'session', open: openSession };
   if (route.policy === 'billing') return { kind: 'local', answer: billingActions[route.action!] };
+  if (route.policy === 'files') return { kind: 'local', answer: fileActions[route.action!] };
   if (route.policy === 'task') {
     const action = route.task!.action;
     return action === 'submit' ? { kind: 'proxied', policy: taskSubmit } : { kind: 'local', answer: tasks[action] };

@@ -18,7 +18,8 @@ import type { ProxiedPolicy } from './policy.js';
 
 async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
   const { path, body } = await buildCall(a.op, p.body, { model: a.upstreamModel, task_id: a.hold.id }, p.source ? { source_upstream_id: p.source.upstreamId } : {});
-  await ex.g.tasks.create({ ...newRecord(ex, p, a.hold, a.channel, a.upstreamModel), submitting: { owner: ex.g.store.instance, started_at: Date.now(), path } }, a.hold.at);
+  // A batch's pending record names its input file already: recovery may adopt it from the vendor without an answer.
+  await ex.g.tasks.create({ ...newRecord(ex, p, a.hold, a.channel, a.upstreamModel), extra: extraOf(p, undefined), submitting: { owner: ex.g.store.instance, started_at: Date.now(), path } }, a.hold.at);
   return { method: 'POST', path, body };
 }
 
@@ -37,7 +38,7 @@ async function respond(ex: Exchange, p: Priced, sent: Sent, hold: Hold): Promise
     throw new GatewayError('bad_response', 'copy_response_body_failed: the vendor\'s answer to the submit names no task')
       .because(`the response transform of channel ${sent.channel.id} (${p.route.operation}) gave no upstream_id (vendor answer HTTP ${sent.response.statusCode})`);
   }
-  const rec = { ...newRecord(ex, p, hold, sent.channel, sent.upstreamModel, String(upstreamId)), vars: stringVars(mapped?.vars), extra: smallObject(mapped?.extra) };
+  const rec = { ...newRecord(ex, p, hold, sent.channel, sent.upstreamModel, String(upstreamId)), vars: stringVars(mapped?.vars), extra: extraOf(p, mapped?.extra) };
   if (ex.ctx.trace) rec.trace = ex.ctx.trace.carrier(); // the task's polls link to this submit, on any instance
   const accepted = await acceptTask(ex.g, sent.op, rec, mapped ?? {});
   await answerTask(ex.g, p.route, accepted, ex.res, baseUrlOf(ex.req));
@@ -54,10 +55,17 @@ function newRecord(ex: Exchange, p: Priced, hold: Hold, ch: CompiledChannel, ups
     id: hold.id, family: task.family ?? p.route.id, route: p.route.id, operation: p.route.operation,
     model: p.model, upstream_model: upstreamModel, owner: { user: p.token.user, token: p.token.id }, group: p.token.group,
     channel: ch.id, upstream_id: upstreamId, status: 'queued', progress: 0, created_at: now, updated_at: now,
-    result_urls: [], quota: { reserved: hold.amount, state: 'reserved', price: p.chosen, units: p.inputs.units, seconds: secondsToCharge(p.price, p.inputs), vendor_unit: p.price.price.vendor_unit?.units }, input: { seconds: p.inputs.seconds, size, prompt }, vars: {}, polls: 0,
+    result_urls: [], quota: { reserved: hold.amount, state: 'reserved', price: p.chosen, units: p.inputs.units, seconds: secondsToCharge(p.price, p.inputs), vendor_unit: p.price.price.vendor_unit?.units }, input: { seconds: p.inputs.seconds, size, prompt, ...(p.batch && { lines_route: p.batch.file.lines!.route }) }, vars: {}, polls: 0,
     callback: typeof hook === 'string' && hook ? { url: hook, route: task.callback?.route ?? p.route.id, base_url: baseUrlOf(ex.req) } : undefined,
     source_id: p.source?.id,
   };
+}
+
+/** The vendor's extras, and for a batch the caller's own id of its input file (the vendor was given its own). */
+function extraOf(p: Priced, extra: unknown): Record<string, unknown> | undefined {
+  const kept = smallObject(extra);
+  const field = p.route.task?.inputFile?.field;
+  return p.batch && field ? { ...kept, [field]: p.batch.file.id } : kept;
 }
 
 /** The vendor refused the task in its own words (e.g. an image-art code 24): relayed as is, nothing is charged. */

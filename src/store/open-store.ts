@@ -31,6 +31,8 @@ export interface Store {
   tasks: TaskIndex;
   /** Every task by owner, family and creation, for listings. */
   catalog: TaskCatalog;
+  /** Every file by owner, purpose (its `family`) and creation, for listings (src/files/). */
+  files: TaskCatalog;
   /** A durable queue of due jobs shared by every instance (client callbacks). */
   jobs(queue: string): JobQueue;
   /** This process's id in the store: the owner of the reservations and submits it opens. */
@@ -139,6 +141,7 @@ async function openSqlite(uri: string, opts: StoreOptions, keep: Retention): Pro
     quota,
     tasks,
     catalog: new SqliteTaskCatalog(state),
+    files: new SqliteTaskCatalog(state, 'file_catalog'),
     rates: new SqliteRateWindows(state),
     leases: new SqliteLeases(state),
     instance,

@@ -6,8 +6,8 @@
 import { LuaScript, type RedisClient } from './redis-client.js';
 import type { CatalogEntry, CatalogPage, CatalogQuery, TaskCatalog } from './task-catalog.js';
 
-const prefix = 'sy:task:{cat}:';
-const all = `${prefix}all`;
+/** The tasks' catalog; another listing of the same shape (the files') has a prefix of its own. */
+export const taskCatalogPrefix = 'sy:task:{cat}:';
 
 // KEYS: the entry's hash and its four sets (everyone, the owner, the family, the owner's family), all declared so a
 // cluster slot caught mid-move is refused before a script runs, never halfway. The owner's name is length-prefixed
@@ -43,22 +43,23 @@ local stop = start + tonumber(ARGV[1]) - 1
 if desc then return redis.call('ZREVRANGE', KEYS[1], start, stop) end
 return redis.call('ZRANGE', KEYS[1], start, stop)`);
 
-const keysOf = (id: string, user: string, family: string) =>
-  [`${prefix}e:${id}`, all, `${prefix}u:${user}`, `${prefix}f:${family}`, `${prefix}uf:${Buffer.byteLength(user)}:${user}:${family}`];
+const keysOf = (prefix: string, id: string, user: string, family: string) =>
+  [`${prefix}e:${id}`, `${prefix}all`, `${prefix}u:${user}`, `${prefix}f:${family}`, `${prefix}uf:${Buffer.byteLength(user)}:${user}:${family}`];
 
 /** The set that lists exactly the query's filters. */
-function setFor(q: CatalogQuery): string {
+function setFor(prefix: string, q: CatalogQuery): string {
   if (q.user !== undefined && q.family !== undefined) return `${prefix}uf:${Buffer.byteLength(q.user)}:${q.user}:${q.family}`;
   if (q.user !== undefined) return `${prefix}u:${q.user}`;
   if (q.family !== undefined) return `${prefix}f:${q.family}`;
-  return all;
+  return `${prefix}all`;
 }
 
 export class RedisTaskCatalog implements TaskCatalog {
-  constructor(private readonly client: RedisClient) {}
+  /** `prefix` ends with `{…}:` so one listing's keys share a cluster slot. */
+  constructor(private readonly client: RedisClient, private readonly prefix = taskCatalogPrefix) {}
 
   async add(e: CatalogEntry): Promise<void> {
-    await add.run(this.client, keysOf(e.id, e.user, e.family), [e.id, e.user, e.family, e.model, e.created_ms]);
+    await add.run(this.client, keysOf(this.prefix, e.id, e.user, e.family), [e.id, e.user, e.family, e.model, e.created_ms]);
   }
 
   async remove(id: string): Promise<void> {
@@ -68,22 +69,22 @@ export class RedisTaskCatalog implements TaskCatalog {
   /** Reads the entry's owner and family (its keys), then removes it where it was read; again if it changed between. */
   private async drop(id: string): Promise<number> {
     for (;;) {
-      const [user, family] = await this.client.hmGet(`${prefix}e:${id}`, ['user', 'family']);
+      const [user, family] = await this.client.hmGet(`${this.prefix}e:${id}`, ['user', 'family']);
       if (user === null || family === null) return 0;
-      const r = Number(await remove.run(this.client, keysOf(id, user, family), [id, user, family]));
+      const r = Number(await remove.run(this.client, keysOf(this.prefix, id, user, family), [id, user, family]));
       if (r !== -1) return r;
     }
   }
 
   async page(q: CatalogQuery): Promise<CatalogPage | undefined> {
     const args = [q.limit + 1, q.order, ...(q.after === undefined ? [] : [q.after])];
-    const ids = (await page.run(this.client, [setFor(q)], args)) as string[] | null;
+    const ids = (await page.run(this.client, [setFor(this.prefix, q)], args)) as string[] | null;
     if (!ids) return undefined;
     return { ids: ids.slice(0, q.limit), more: ids.length > q.limit };
   }
 
   async prune(beforeMs: number, limit: number): Promise<number> {
-    const ids = await this.client.zRangeByScore(all, '-inf', `(${beforeMs}`, { LIMIT: { offset: 0, count: limit } });
+    const ids = await this.client.zRangeByScore(`${this.prefix}all`, '-inf', `(${beforeMs}`, { LIMIT: { offset: 0, count: limit } });
     let n = 0;
     for (const id of ids) n += await this.drop(id);
     return n;

@@ -1,26 +1,28 @@
-// TaskCatalog in SQLite: one table, ordered by (created_ms, id); each page is one indexed range read.
+// TaskCatalog in SQLite: one table, ordered by (created_ms, id); each page is one indexed range read. The table is
+// the tasks' (`task_catalog`) or another listing's of the same shape (the files', `file_catalog`).
 import type { StateDb } from './sqlite-state.js';
 import type { CatalogEntry, CatalogPage, CatalogQuery, TaskCatalog } from './task-catalog.js';
 import type { Statement } from 'better-sqlite3';
 
-const schema = `
-  CREATE TABLE IF NOT EXISTS task_catalog (id TEXT PRIMARY KEY, user TEXT NOT NULL, family TEXT NOT NULL,
+const schema = (t: string) => `
+  CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, user TEXT NOT NULL, family TEXT NOT NULL,
     model TEXT NOT NULL, created_ms INTEGER NOT NULL);
-  CREATE INDEX IF NOT EXISTS task_catalog_owner ON task_catalog(user, family, created_ms, id);
-  CREATE INDEX IF NOT EXISTS task_catalog_time ON task_catalog(created_ms, id);`;
+  CREATE INDEX IF NOT EXISTS ${t}_owner ON ${t}(user, family, created_ms, id);
+  CREATE INDEX IF NOT EXISTS ${t}_time ON ${t}(created_ms, id);`;
 
 export class SqliteTaskCatalog implements TaskCatalog {
   private readonly stmt;
   /** Page statements by the filters present, prepared once each. */
   private readonly pages = new Map<string, Statement>();
 
-  constructor(private readonly db: StateDb) {
-    db.exec(schema);
+  constructor(private readonly db: StateDb, private readonly table: 'task_catalog' | 'file_catalog' = 'task_catalog') {
+    const t = table;
+    db.exec(schema(t));
     this.stmt = {
-      add: db.prepare('INSERT INTO task_catalog (id, user, family, model, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
-      remove: db.prepare('DELETE FROM task_catalog WHERE id = ?'),
-      cursor: db.prepare('SELECT user, family, created_ms FROM task_catalog WHERE id = ?'),
-      prune: db.prepare('DELETE FROM task_catalog WHERE id IN (SELECT id FROM task_catalog WHERE created_ms < ? ORDER BY created_ms LIMIT ?)'),
+      add: db.prepare(`INSERT INTO ${t} (id, user, family, model, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`),
+      remove: db.prepare(`DELETE FROM ${t} WHERE id = ?`),
+      cursor: db.prepare(`SELECT user, family, created_ms FROM ${t} WHERE id = ?`),
+      prune: db.prepare(`DELETE FROM ${t} WHERE id IN (SELECT id FROM ${t} WHERE created_ms < ? ORDER BY created_ms LIMIT ?)`),
     };
   }
 
@@ -55,7 +57,7 @@ export class SqliteTaskCatalog implements TaskCatalog {
     if (!s) {
       const [cmp, dir] = q.order === 'asc' ? ['>', 'ASC'] : ['<', 'DESC'];
       const where = [q.user !== undefined && 'user = ?', q.family !== undefined && 'family = ?', q.after !== undefined && `(created_ms, id) ${cmp} (?, ?)`].filter(Boolean);
-      s = this.db.prepare(`SELECT id FROM task_catalog ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_ms ${dir}, id ${dir} LIMIT ?`);
+      s = this.db.prepare(`SELECT id FROM ${this.table} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_ms ${dir}, id ${dir} LIMIT ?`);
       this.pages.set(key, s);
     }
     return s;

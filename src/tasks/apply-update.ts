@@ -6,9 +6,16 @@ import { taskRecord } from '../request-log/records.js';
 import type { Usage } from '../pipeline/context.js';
 import { chargeOf } from '../billing/price.js';
 import { classTags, tokenClasses } from '../billing/token-classes.js';
+import type { ResultsRead } from './results.js';
 
-/** `usage` and `vendorCharge`: what the vendor reports the task used and charged, when it says (status-map.ts). */
-export interface TaskUpdate { status: UnifiedStatus; progress: number; urls: string[]; error?: string; errorCode?: string; usage?: Usage; vendorCharge?: number }
+/**
+ * `usage` and `vendorCharge`: what the vendor reports the task used and charged, when it says (status-map.ts);
+ * `charge`: what its result files' lines add up to, when its operation has `results` (results.ts).
+ */
+export interface TaskUpdate {
+  status: UnifiedStatus; progress: number; urls: string[]; error?: string; errorCode?: string; usage?: Usage; vendorCharge?: number;
+  charge?: ResultsRead['charge'];
+}
 
 /** `update` undefined means the vendor said something unknown: keep the task as it is, only note the poll. */
 export async function applyUpdate(g: Gateway, rec: TaskRecord, update: TaskUpdate | undefined, upstreamStatus?: string): Promise<TaskRecord> {
@@ -57,6 +64,7 @@ async function finalize(g: Gateway, t: TaskRecord, update: TaskUpdate | undefine
 /** What a completed task is charged, its lines, and the vendor's own figure converted to units. */
 function taskCharge(t: TaskRecord, update: TaskUpdate | undefined) {
   const q = t.quota;
+  if (update?.charge) return resultsCharge(t, update.charge);
   const usage = update?.usage;
   // Without usage the lines are those of what was asked: the reservation, line by line.
   const c = q.price ? chargeOf(q.price, usage, { units: q.units ?? 1, seconds: q.seconds }) : undefined;
@@ -67,6 +75,13 @@ function taskCharge(t: TaskRecord, update: TaskUpdate | undefined) {
     tags: { channel: t.channel, ...tokens, ...(vendor !== undefined && { vendor_charged: vendor }) },
     kept: { ...(c && { lines: c.lines }), ...(usage && { usage }), ...(vendor !== undefined && { vendor_charged: vendor, vendor_charge: update!.vendorCharge }) },
   };
+}
+
+/** A task charged line by line from its result files: their sum (results.ts), its usage and lines kept. */
+function resultsCharge(t: TaskRecord, c: ResultsRead['charge']) {
+  const usage = c.usage;
+  const tokens = usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, ...classTags(tokenClasses(usage)) } : {};
+  return { actual: c.total, tags: { channel: t.channel, ...tokens }, kept: { lines: c.lines, ...(usage && { usage }) } };
 }
 
 /** Exponential backoff with ±20% jitter so tasks submitted together do not poll together. */

@@ -19,6 +19,7 @@ export interface Cancelled { rec: TaskRecord; cancelled: boolean }
 export async function cancelTask(g: Gateway, rec: TaskRecord, trace?: RequestTrace): Promise<Cancelled> {
   const op = g.runtime.channel(rec.channel)?.operations.get(rec.operation);
   if (!op?.cancel) throw stillRunning(rec, 'its vendor cannot cancel it').because(`operation ${rec.operation} of channel ${rec.channel} has no \`cancel\``);
+  if (!op.cancel.endsTask) throw stillRunning(rec, 'its vendor ends a cancelled task only later').because(`the cancel of operation ${rec.operation} of channel ${rec.channel} has \`ends_task: false\``);
   const owner = `${g.store.instance}:c:${Math.random().toString(36).slice(2)}`;
   // First where the vendor stands: some vendors' one call cancels a queued task but deletes a finished one, and a
   // task that finished unseen must keep its charge, not be refunded as cancelled. The refresh releases the lease.
@@ -49,6 +50,32 @@ export async function cancelTask(g: Gateway, rec: TaskRecord, trace?: RequestTra
   const [now] = await refreshTasks(g, [current]); // releases the lease whatever it finds
   if (now && isFinal(now.status)) return { rec: now, cancelled: false };
   throw stillRunning(now ?? current, 'its vendor refused to cancel it (it has started)').because(`the cancel call of channel ${current.channel} answered HTTP ${status}`);
+}
+
+/**
+ * Asks the vendor to cancel a task it goes on to end itself (`cancel.ends_task: false`, a batch): under the task's
+ * lease, the cancel call, then a refresh, so the answer shows where the vendor stands (cancelling). The task stays
+ * unfinished and reserved; it is settled, for what it ran, when the vendor ends it. Throws invalid_request (400) when the
+ * vendor refuses while it runs, upstream_error (502) when it cannot be asked, task_busy (409).
+ */
+export async function requestCancel(g: Gateway, rec: TaskRecord, trace?: RequestTrace): Promise<TaskRecord> {
+  const op = g.runtime.channel(rec.channel)?.operations.get(rec.operation);
+  if (!op?.cancel) throw stillRunning(rec, 'its vendor cannot cancel it').because(`operation ${rec.operation} of channel ${rec.channel} has no \`cancel\``);
+  const current = await leased(g, rec.id, `${g.store.instance}:c:${Math.random().toString(36).slice(2)}`);
+  if (isFinal(current.status)) return current;
+  const channel = g.runtime.channel(current.channel)!;
+  const traced = { trace, call: 'cancel', operation: current.operation, model: current.upstream_model };
+  const status = await fetchUpstream(channel, { method: op.cancel.method, path: taskPath(op.cancel.path, current), traced }).then((r) => r.status, () => 0);
+  if (status === 0 || status === 429 || status >= 500) {
+    await g.store.tasks.reschedule(current.id, Date.now()); // releases the lease
+    throw new GatewayError('upstream_error', `The vendor could not be asked to cancel the task (${status ? `HTTP ${status}` : 'no answer'}); nothing changed, retry`)
+      .because(`the cancel call of channel ${current.channel} ${status ? `answered HTTP ${status}` : 'got no answer'}`);
+  }
+  const [now] = await refreshTasks(g, [current]); // releases the lease whatever it finds
+  if (status >= 300 && now && !isFinal(now.status)) {
+    throw stillRunning(now, 'its vendor refused to cancel it').because(`the cancel call of channel ${current.channel} answered HTTP ${status}`);
+  }
+  return now ?? current;
 }
 
 /** The task's lease and its record as of then; a task that finished meanwhile has no lease left to take. */

@@ -57,13 +57,15 @@ async function releaseDeadLeases(g: Gateway): Promise<void> {
 }
 
 /**
- * Catalog entries outlive nothing: a task finishes within `max_age_s` (or is failed then) and its record expires
- * `retention_s` later, so entries older than both (and a day of slack for a changed setting) point at nothing.
+ * Catalog entries outlive nothing: a task finishes within `max_age_s` (or its operation's own, when longer) and its
+ * record expires `retention_s` later, so entries older than both (and a day of slack for a changed setting) point at nothing.
  * Listings drop such entries as they meet them; this catches those of tasks nobody lists.
  */
 async function pruneCatalog(g: Gateway): Promise<void> {
-  const { max_age_s, retention_s } = g.runtime.tasks;
-  await g.store.catalog.prune(Date.now() - (max_age_s + retention_s + 86_400) * 1000, 1000);
+  const { retention_s } = g.runtime.tasks;
+  await g.store.catalog.prune(Date.now() - (g.runtime.longestTaskAgeS + retention_s + 86_400) * 1000, 1000);
+  // A file's record lives at most the longest a file may be kept: entries older than that (and a day) are of gone records.
+  await g.files.catalog.prune(Date.now() - (g.runtime.longestFileLifeS + 86_400) * 1000, 1000);
 }
 
 type Outcome = keyof Omit<SweepResult, 'refunded'> | undefined;

@@ -5,6 +5,7 @@ import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { UpstreamFailure } from '../transport/http-client.js';
 import type { PollTrace } from '../tracing/tracing.js';
 import { applyUpdate } from './apply-update.js';
+import { readResults } from './results.js';
 import { normalise, type PollResult } from './status-map.js';
 import { taskPath, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
 
@@ -13,9 +14,10 @@ export async function refreshTasks(g: Gateway, tasks: TaskRecord[]): Promise<Tas
   const out: TaskRecord[] = [];
   const live: TaskRecord[] = [];
   for (const t of tasks) {
-    const expired = nowSeconds() - t.created_at > g.runtime.tasks.max_age_s;
     const op = g.runtime.channel(t.channel)?.operations.get(t.operation);
-    if (expired) out.push(await fail(g, t, 'timeout', `the task did not finish within ${g.runtime.tasks.max_age_s} s`));
+    const maxAge = op?.maxAgeS ?? g.runtime.tasks.max_age_s;
+    const expired = nowSeconds() - t.created_at > maxAge;
+    if (expired) out.push(await fail(g, t, 'timeout', `the task did not finish within ${maxAge} s`));
     else if (!op?.poll || !t.upstream_id) out.push(await fail(g, t, 'channel_unavailable', 'the channel that accepted this task is no longer configured'));
     else live.push(t);
   }
@@ -52,10 +54,21 @@ async function applyResults(g: Gateway, channel: CompiledChannel, op: CompiledOp
   for (const t of group) {
     const r = results?.get(t.upstream_id!);
     if (!r) { out.push(await applyUpdate(g, t, undefined)); continue; }
-    const update = normalise(op, r);
+    let update = normalise(op, r);
     if (!update) g.log.warn({ task_id: t.id, channel: channel.id, upstream_status: String(r.status) }, 'unknown upstream task status');
     const extra = smallObject(r.extra);
-    const withVars = r.vars || extra ? { ...t, vars: { ...t.vars, ...stringVars(r.vars) }, extra: extra ? { ...t.extra, ...extra } : t.extra } : t;
+    let withVars = r.vars || extra ? { ...t, vars: { ...t.vars, ...stringVars(r.vars) }, extra: extra ? { ...t.extra, ...extra } : t.extra } : t;
+    if (update?.status === 'completed' && op.results) {
+      // Settled only from its result files: until they are read the task stays unfinished, and is polled again.
+      const read = await readResults(g, channel, op, withVars).catch((err: Error) => {
+        g.log.warn({ task_id: t.id, channel: channel.id, err: err.message }, 'the result files of a finished task could not be read; reading them again at the next poll');
+        return undefined;
+      });
+      if (!read) { out.push(await applyUpdate(g, withVars, undefined)); continue; }
+      withVars = { ...withVars, extra: { ...withVars.extra, ...read.files } };
+      update = { ...update, charge: read.charge };
+      g.log.info({ task_id: t.id, channel: channel.id, ...read.counts, charge: read.charge.total }, 'result files read');
+    }
     out.push(await applyUpdate(g, withVars, update, r.status === undefined ? undefined : String(r.status)));
   }
   return out;

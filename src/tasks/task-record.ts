@@ -29,7 +29,8 @@ export interface TaskRecord {
   result_urls: string[];
   error?: { code: string; message: string };
   quota: TaskQuota;
-  input: { seconds?: number; size?: string; prompt?: string };
+  /** What was asked; for a batch, `lines_route`: the route its lines follow (where their answers report usage). */
+  input: { seconds?: number; size?: string; prompt?: string; lines_route?: string };
   /** Values the vendor's answers asked to keep (e.g. which endpoint family to poll), used in poll and content paths. */
   vars: Record<string, string>;
   polls: number;

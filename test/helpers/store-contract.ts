@@ -445,8 +445,9 @@ export function taskIndexContract(name: string, make: StoreMaker, opts: Opts = {
   });
 }
 
-export function catalogContract(name: string, make: StoreMaker, opts: Opts = {}): void {
-  const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} task catalog: ${title}`, { ...opts, timeout: 20_000 }, async () => {
+/** `which`: the tasks' catalog, or the files' (the same contract, on its own table or keys). */
+export function catalogContract(name: string, make: StoreMaker, opts: Opts = {}, which: 'catalog' | 'files' = 'catalog'): void {
+  const t = (title: string, fn: (a: Store, b: Store) => Promise<void>) => test(`${name} ${which === 'catalog' ? 'task' : 'file'} catalog: ${title}`, { ...opts, timeout: 20_000 }, async () => {
     const a = await make.fresh();
     const b = await make.again();
     try { await fn(a, b); } finally { await b.close(); await a.close(); }
@@ -457,7 +458,7 @@ export function catalogContract(name: string, make: StoreMaker, opts: Opts = {})
     const pages: string[][] = [];
     let after: string | undefined;
     for (;;) {
-      const p = await s.catalog.page({ ...q, after, limit });
+      const p = await s[which].page({ ...q, after, limit });
       assert.ok(p, `page after ${after}`);
       pages.push(p.ids);
       if (!p.more) return pages;
@@ -470,65 +471,75 @@ export function catalogContract(name: string, make: StoreMaker, opts: Opts = {})
     // Added out of order, two pairs created in the same millisecond, other owners and families around them.
     for (const e of [entry('v3', 'u1', 'video', t0 + 2), entry('v1', 'u1', 'video', t0), entry('v2b', 'u1', 'video', t0 + 1),
       entry('v2a', 'u1', 'video', t0 + 1), entry('v5', 'u1', 'video', t0 + 9), entry('v4', 'u1', 'video', t0 + 9),
-      entry('x1', 'u2', 'video', t0 + 3), entry('art1', 'u1', 'art', t0 + 4)]) await (e.id.length % 2 ? a : b).catalog.add(e);
+      entry('x1', 'u2', 'video', t0 + 3), entry('art1', 'u1', 'art', t0 + 4)]) await (e.id.length % 2 ? a : b)[which].add(e);
     const asc = ['v1', 'v2a', 'v2b', 'v3', 'v4', 'v5'];
-    assert.deepEqual(await b.catalog.page({ user: 'u1', family: 'video', limit: 10, order: 'asc' }), { ids: asc, more: false });
+    assert.deepEqual(await b[which].page({ user: 'u1', family: 'video', limit: 10, order: 'asc' }), { ids: asc, more: false });
     assert.deepEqual(await walk(a, { user: 'u1', family: 'video', order: 'desc' }, 4), [['v5', 'v4', 'v3', 'v2b'], ['v2a', 'v1']]);
     assert.deepEqual(await walk(b, { user: 'u1', family: 'video', order: 'asc' }, 2), [['v1', 'v2a'], ['v2b', 'v3'], ['v4', 'v5']]);
-    assert.deepEqual(await a.catalog.page({ user: 'u1', family: 'video', limit: 3, order: 'asc', after: 'v5' }), { ids: [], more: false }, 'after the last: empty');
-    assert.deepEqual(await a.catalog.page({ user: 'u1', family: 'video', limit: 6, order: 'asc' }), { ids: asc, more: false }, 'exactly full: no more');
-    assert.deepEqual((await a.catalog.page({ user: 'u1', limit: 10, order: 'asc' }))!.ids, ['v1', 'v2a', 'v2b', 'v3', 'art1', 'v4', 'v5'], 'an owner, every family');
-    assert.deepEqual((await b.catalog.page({ family: 'video', limit: 10, order: 'desc' }))!.ids, ['v5', 'v4', 'x1', 'v3', 'v2b', 'v2a', 'v1'], 'a family, every owner');
-    assert.equal((await b.catalog.page({ limit: 100, order: 'asc' }))!.ids.length, 8, 'everything (an operator\'s listing)');
+    assert.deepEqual(await a[which].page({ user: 'u1', family: 'video', limit: 3, order: 'asc', after: 'v5' }), { ids: [], more: false }, 'after the last: empty');
+    assert.deepEqual(await a[which].page({ user: 'u1', family: 'video', limit: 6, order: 'asc' }), { ids: asc, more: false }, 'exactly full: no more');
+    assert.deepEqual((await a[which].page({ user: 'u1', limit: 10, order: 'asc' }))!.ids, ['v1', 'v2a', 'v2b', 'v3', 'art1', 'v4', 'v5'], 'an owner, every family');
+    assert.deepEqual((await b[which].page({ family: 'video', limit: 10, order: 'desc' }))!.ids, ['v5', 'v4', 'x1', 'v3', 'v2b', 'v2a', 'v1'], 'a family, every owner');
+    assert.equal((await b[which].page({ limit: 100, order: 'asc' }))!.ids.length, 8, 'everything (an operator\'s listing)');
   });
 
   t('a cursor the filters do not list is refused: unknown, removed, another owner\'s, another family\'s', async (a, b) => {
-    await a.catalog.add(entry('mine', 'u1', 'video', 10));
-    await a.catalog.add(entry('mine2', 'u1', 'video', 11));
-    await a.catalog.add(entry('theirs', 'u2', 'video', 12));
-    await a.catalog.add(entry('art', 'u1', 'art', 13));
+    await a[which].add(entry('mine', 'u1', 'video', 10));
+    await a[which].add(entry('mine2', 'u1', 'video', 11));
+    await a[which].add(entry('theirs', 'u2', 'video', 12));
+    await a[which].add(entry('art', 'u1', 'art', 13));
     const q = { user: 'u1', family: 'video', limit: 5, order: 'desc' as const };
-    for (const after of ['nope', 'theirs', 'art', '']) assert.equal(await b.catalog.page({ ...q, after }), undefined, after);
-    assert.deepEqual(await b.catalog.page({ ...q, after: 'mine2' }), { ids: ['mine'], more: false });
-    await b.catalog.remove('mine2');
-    await b.catalog.remove('mine2'); // again: nothing to do
-    assert.equal(await a.catalog.page({ ...q, after: 'mine2' }), undefined, 'removed');
-    assert.deepEqual(await a.catalog.page(q), { ids: ['mine'], more: false });
-    assert.deepEqual(await a.catalog.page({ user: 'u2', limit: 5, order: 'asc', after: 'theirs' }), { ids: [], more: false });
+    for (const after of ['nope', 'theirs', 'art', '']) assert.equal(await b[which].page({ ...q, after }), undefined, after);
+    assert.deepEqual(await b[which].page({ ...q, after: 'mine2' }), { ids: ['mine'], more: false });
+    await b[which].remove('mine2');
+    await b[which].remove('mine2'); // again: nothing to do
+    assert.equal(await a[which].page({ ...q, after: 'mine2' }), undefined, 'removed');
+    assert.deepEqual(await a[which].page(q), { ids: ['mine'], more: false });
+    assert.deepEqual(await a[which].page({ user: 'u2', limit: 5, order: 'asc', after: 'theirs' }), { ids: [], more: false });
   });
 
   t('add is idempotent: a second add of an id keeps the first entry; remove takes it out of every listing', async (a, b) => {
-    await a.catalog.add(entry('t1', 'u1', 'video', 100));
-    await a.catalog.add(entry('t2', 'u1', 'video', 200));
-    await b.catalog.add(entry('t1', 'u9', 'art', 300)); // a retried submit re-adds it
-    assert.deepEqual((await a.catalog.page({ user: 'u1', family: 'video', limit: 5, order: 'asc' }))!.ids, ['t1', 't2']);
-    assert.deepEqual((await a.catalog.page({ user: 'u9', limit: 5, order: 'asc' }))!.ids, []);
-    await b.catalog.remove('t1');
+    await a[which].add(entry('t1', 'u1', 'video', 100));
+    await a[which].add(entry('t2', 'u1', 'video', 200));
+    await b[which].add(entry('t1', 'u9', 'art', 300)); // a retried submit re-adds it
+    assert.deepEqual((await a[which].page({ user: 'u1', family: 'video', limit: 5, order: 'asc' }))!.ids, ['t1', 't2']);
+    assert.deepEqual((await a[which].page({ user: 'u9', limit: 5, order: 'asc' }))!.ids, []);
+    await b[which].remove('t1');
     for (const q of [{ user: 'u1', family: 'video' }, { user: 'u1' }, { family: 'video' }, {}]) {
-      assert.deepEqual((await a.catalog.page({ ...q, limit: 5, order: 'asc' }))!.ids, ['t2'], JSON.stringify(q));
+      assert.deepEqual((await a[which].page({ ...q, limit: 5, order: 'asc' }))!.ids, ['t2'], JSON.stringify(q));
     }
   });
 
   t('prune drops the oldest entries created before a time, in bounded batches', async (a, b) => {
-    for (let i = 0; i < 7; i++) await a.catalog.add(entry(`old${i}`, `u${i % 2}`, 'video', 1000 + i));
-    await a.catalog.add(entry('new', 'u0', 'video', 5000));
-    assert.equal(await b.catalog.prune(2000, 5), 5);
-    assert.equal(await b.catalog.prune(2000, 5), 2);
-    assert.equal(await b.catalog.prune(2000, 5), 0);
+    for (let i = 0; i < 7; i++) await a[which].add(entry(`old${i}`, `u${i % 2}`, 'video', 1000 + i));
+    await a[which].add(entry('new', 'u0', 'video', 5000));
+    assert.equal(await b[which].prune(2000, 5), 5);
+    assert.equal(await b[which].prune(2000, 5), 2);
+    assert.equal(await b[which].prune(2000, 5), 0);
     for (const q of [{ user: 'u0', family: 'video' }, { user: 'u0' }, { family: 'video' }, {}]) {
-      assert.deepEqual((await a.catalog.page({ ...q, limit: 20, order: 'asc' }))!.ids, ['new'], JSON.stringify(q));
+      assert.deepEqual((await a[which].page({ ...q, limit: 20, order: 'asc' }))!.ids, ['new'], JSON.stringify(q));
     }
-    assert.deepEqual((await a.catalog.page({ user: 'u1', limit: 20, order: 'asc' }))!.ids, []);
+    assert.deepEqual((await a[which].page({ user: 'u1', limit: 20, order: 'asc' }))!.ids, []);
   });
 
   t('owners whose names share a prefix or contain separators never see each other\'s tasks', async (a) => {
-    await a.catalog.add(entry('p1', 'a:b', 'c', 1));
-    await a.catalog.add(entry('p2', 'a', 'b:c', 2));
-    await a.catalog.add(entry('p3', 'é', 'x', 3));
-    assert.deepEqual((await a.catalog.page({ user: 'a:b', family: 'c', limit: 5, order: 'asc' }))!.ids, ['p1']);
-    assert.deepEqual((await a.catalog.page({ user: 'a', family: 'b:c', limit: 5, order: 'asc' }))!.ids, ['p2']);
-    assert.deepEqual((await a.catalog.page({ user: 'é', family: 'x', limit: 5, order: 'asc' }))!.ids, ['p3']);
-    await a.catalog.remove('p3');
-    assert.deepEqual((await a.catalog.page({ user: 'é', limit: 5, order: 'asc' }))!.ids, []);
+    await a[which].add(entry('p1', 'a:b', 'c', 1));
+    await a[which].add(entry('p2', 'a', 'b:c', 2));
+    await a[which].add(entry('p3', 'é', 'x', 3));
+    assert.deepEqual((await a[which].page({ user: 'a:b', family: 'c', limit: 5, order: 'asc' }))!.ids, ['p1']);
+    assert.deepEqual((await a[which].page({ user: 'a', family: 'b:c', limit: 5, order: 'asc' }))!.ids, ['p2']);
+    assert.deepEqual((await a[which].page({ user: 'é', family: 'x', limit: 5, order: 'asc' }))!.ids, ['p3']);
+    await a[which].remove('p3');
+    assert.deepEqual((await a[which].page({ user: 'é', limit: 5, order: 'asc' }))!.ids, []);
+  });
+
+  t('the tasks\' and the files\' catalogs are apart: an entry in one is in no listing of the other', async (a, b) => {
+    const other = which === 'catalog' ? 'files' : 'catalog';
+    await a[which].add(entry('here', 'u1', 'video', 10));
+    await a[other].add(entry('there', 'u1', 'video', 11));
+    assert.deepEqual((await b[which].page({ user: 'u1', limit: 5, order: 'asc' }))!.ids, ['here']);
+    assert.equal(await b[which].page({ user: 'u1', limit: 5, order: 'asc', after: 'there' }), undefined);
+    assert.equal(await b[which].prune(100, 10), 1);
+    assert.deepEqual((await b[other].page({ user: 'u1', limit: 5, order: 'asc' }))!.ids, ['there']);
   });
 }

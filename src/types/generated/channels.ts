@@ -261,6 +261,7 @@ export interface Price {
      */
     units: number;
   };
+  batch?: PriceBatch;
 }
 /**
  * Units per million tokens of each class the vendor prices apart. The classes part a request's tokens without overlap: `input` (uncached text), `cached_input` (prompt-cache reads), `cache_write` (prompt-cache writes; `cache_write_5m`, `cache_write_1h`… where the vendor reports and prices them by lifetime), `input_audio` and `input_image` (uncached), `cached_input_audio`, `cached_input_image`, `output` (text), `reasoning`, `output_audio`, `output_image`. A class the price leaves out is charged at the rate it falls back to: cached_input, cache_write, input_audio and input_image → input; cache_write_<lifetime> → cache_write; cached_input_audio → input_audio where the price names it, else cached_input (and images alike); reasoning, output_audio and output_image → output.
@@ -350,6 +351,21 @@ export interface PriceDimension2 {
    * The dimension is whether any of its paths is present (true or false), not a value.
    */
   present?: true;
+}
+/**
+ * The model's price when its requests run through the vendor's Batch API (a route's `task.input_file`): laid over its standard price as a variant is (token rates class by class, the rest replaced, `multiply` a factor on every rate), e.g. `{ multiply: 0.5 }` for a vendor that bills a batch at half its standard rates. A model without it has no batch price: a batch of its requests is refused before anything is reserved.
+ */
+export interface PriceBatch {
+  tokens?: TokenRates;
+  tiers?: PriceTiers;
+  /**
+   * Units per request of the batch, instead of the model's.
+   */
+  per_call?: number;
+  /**
+   * A factor on every rate (0.5: half the standard price).
+   */
+  multiply?: number;
 }
 /**
  * Fields a channel inherits with `extends`; the channel's own fields win.
@@ -513,6 +529,11 @@ export interface Operation2 {
   delete?: Delete;
   usage?: UsagePaths;
   audio?: OperationAudio;
+  results?: TaskResults;
+  /**
+   * A task of this operation not finished after this long fails as timed out and is refunded, instead of after `tasks.max_age_s`: for a vendor that may take longer than that and bills what it did (a batch runs for its whole window, then expires and is billed for the requests it ran).
+   */
+  max_age_s?: number;
 }
 /**
  * How a task submitted through this operation is refreshed.
@@ -582,6 +603,10 @@ export interface Cancel {
    * Upstream path; `{upstream_id}`, `{model}` and the task's `{name}` vars are replaced.
    */
   path: string;
+  /**
+   * Whether a 2xx answer ends the task as cancelled, failed and refunded (default true). `false`: the vendor goes on to end the task itself (a batch moves to cancelling, then cancelled with what it ran): the task is polled as before and settled as the vendor ends it.
+   */
+  ends_task?: boolean;
 }
 /**
  * How to delete a finished task's result at the vendor when its owner deletes the task: one call with the channel's auth and no body (a 404 means already gone). Without it only the gateway's record is removed.
@@ -729,6 +754,37 @@ export interface OperationAudio {
     channels?: number;
     bits?: 8 | 16 | 24 | 32;
   };
+}
+/**
+ * Files of JSON Lines a finished task leaves at the vendor (a batch's output and error files): when the vendor says the task has ended, each is read as it streams, and every line that reports success is charged from the usage of its answer at the task's price (the lines' charges summed, then rounded up once; never above the reservation). Each file then becomes a file of the task's owner (readable on the files routes); its id is kept in the task's `extra` under the var's name. A file that cannot be read now is read again at the next poll: the task is settled only once it has been.
+ */
+export interface TaskResults {
+  /**
+   * The operation of the same channel that holds files (its `content.path` reads a file by `{upstream_id}`, its `delete` removes one): the result files are read and served through it.
+   */
+  operation: string;
+  /**
+   * Task vars (set by the poll's `vars`) holding the vendor's id of each result file, each with the name its file gets (after the task's id, e.g. `output.jsonl`).
+   */
+  files: {
+    [k: string]: string;
+  };
+  /**
+   * The purpose the result files are listed with (default `batch_output`).
+   */
+  purpose?: string;
+  /**
+   * Dotted path, in one line, of the HTTP status its request got (a 2xx line is charged; any other is not).
+   */
+  status_at: string;
+  /**
+   * Dotted path, in one line, of its request's answer, whose usage is read at the route's usage paths for the line's endpoint.
+   */
+  answer_at: string;
+  /**
+   * How long the result files are kept (the vendor's own retention of them; default 30 days).
+   */
+  expires_s?: number;
 }
 /**
  * The channel's cheapest read-only call (a model or task list), sent by `switchyard check --probe` with the channel's real credentials through the same transport as traffic (base URL, headers, auth scheme, connect timeout), so a wrong key or an unreachable vendor shows before traffic does. It must cost nothing: never a generation. An answer is judged in this order: a connect failure or timeout is `unreachable`; an answer `auth_failed_when` holds for is `auth failed`; a status in `ok_status` (default: any 2xx) is `ok`; 401 and 403 are `auth failed`; 429 is `rate limited` (throttled or out of credit: the key is not confirmed); 5xx is `vendor error`; anything else is `unexpected` (a wrong `path`, or an `ok_status` to add). Only the status, the vendor's error code and the time are printed, never its body; both pass the redactor.

@@ -134,7 +134,7 @@ export interface Route {
    */
   endpoint_type?: string;
   /**
-   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `relay` (a JSON or multipart request whose answer streams back as it comes: audio bytes, text, JSON or SSE events, its usage read on the way; see `audio`), `realtime` (a WebSocket relayed to the vendor's, billed per response; see `realtime`), `client_secret` (mints a short-lived secret of the caller's token for a browser; see `client_secret`), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data).
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `relay` (a JSON or multipart request whose answer streams back as it comes: audio bytes, text, JSON or SSE events, its usage read on the way; see `audio`), `realtime` (a WebSocket relayed to the vendor's, billed per response; see `realtime`), `client_secret` (mints a short-lived secret of the caller's token for a browser; see `client_secret`), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data). `files` keeps the caller's files (OpenAI's Files API: `action` `upload`, `list`, `get`, `content`, `delete`): an upload is checked as the route's `files` says and stored at the vendor that will use it, the gateway keeping its record; the bytes are read back from there.
    */
   policy:
     | 'stream'
@@ -153,7 +153,8 @@ export interface Route {
     | 'console'
     | 'relay'
     | 'realtime'
-    | 'client_secret';
+    | 'client_secret'
+    | 'files';
   /**
    * Policy `stream`: every request on this route is answered as SSE whatever its body says (the path says so, e.g. Gemini's `:streamGenerateContent`).
    */
@@ -207,7 +208,7 @@ export interface Route {
    */
   answer?: string;
   /**
-   * What a route of policy `admin` or `billing` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `usage`, `tasks`, `reconciliation`, `requests`, `request`, `requests_export`, `channels`, `reload`; billing: `subscription`, `usage`, `requests` and `request` (the token's own records of the request log).
+   * What a route of policy `admin` or `billing` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `usage`, `tasks`, `reconciliation`, `requests`, `request`, `requests_export`, `channels`, `reload`; billing: `subscription`, `usage`, `requests` and `request` (the token's own records of the request log).; files: `upload` (the route's `files` rules), `list` (the caller's files, OpenAI's list shape: `after`, `limit`, `order`, `purpose`), `get`, `content` (the bytes, streamed from the vendor), `delete` (at the vendor, then the record).
    */
   action?:
     | 'token_create'
@@ -224,19 +225,25 @@ export interface Route {
     | 'requests_export'
     | 'channels'
     | 'reload'
-    | 'subscription';
+    | 'subscription'
+    | 'upload'
+    | 'list'
+    | 'get'
+    | 'content'
+    | 'delete';
   audio?: RouteAudio;
   realtime?: RealtimeRoute;
   client_secret?: ClientSecretRoute;
+  files?: FilesRoute;
 }
 /**
  * How a `task` route acts on task records.
  */
 export interface TaskRoute {
   /**
-   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body; `relay` calls the route's operation on the task's own channel (path with `{upstream_id}`) and relays the vendor's answer. `page` answers the caller's tasks of its one family (`families`), newest first, in OpenAI's list shape with the `after` (an id), `limit` (1 to 100, default 20) and `order` (`asc`/`desc`) query parameters. `delete` removes one task by `{id}` and answers the route's `answer` over it: a finished task is deleted at the vendor where its operation has `delete`; an unfinished one is cancelled there where it has `cancel` (then failed and refunded), else refused with 400 while it runs.
+   * `submit` creates a task; `query` answers one task by `{id}`; `content` streams its result; `list` answers several by `ids` in the body; `relay` calls the route's operation on the task's own channel (path with `{upstream_id}`) and relays the vendor's answer. `page` answers the caller's tasks of its one family (`families`), newest first, in OpenAI's list shape with the `after` (an id), `limit` (1 to 100, default 20) and `order` (`asc`/`desc`) query parameters. `delete` removes one task by `{id}` and answers the route's `answer` over it: a finished task is deleted at the vendor where its operation has `delete`; an unfinished one is cancelled there where it has `cancel` (then failed and refunded), else refused with 400 while it runs. `cancel` asks the vendor to cancel the task by `{id}` (its operation's `cancel`) and answers it as it then stands; with `ends_task: false` the vendor ends it later, and what it ran is charged.
    */
-  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page' | 'delete';
+  action: 'submit' | 'query' | 'content' | 'list' | 'relay' | 'page' | 'delete' | 'cancel';
   /**
    * Submit: the family stored on the record (e.g. `video`).
    */
@@ -266,6 +273,7 @@ export interface TaskRoute {
    * Submit: the path parameter naming one of the caller's tasks (of `families`) the new task derives from, e.g. a remix. The source must be completed (else 400 `task_not_completed`; another user's or unknown: 404); the new task takes its model, seconds and size (so the same price, reserved before the vendor is called), goes to its channel, whose operation path gets `{source_upstream_id}`, and records it (the video object shows it as `remixed_from_video_id`). A source whose channel lacks the route's operation is 400 `invalid_request`.
    */
   source?: string;
+  input_file?: TaskInputFile;
 }
 /**
  * Client callbacks: the URL is read from the submit body and gets the task's answer POSTed on every change.
@@ -279,6 +287,19 @@ export interface TaskCallback {
    * Id of the route whose `answer` shapes the callback body (default: this route's).
    */
   route?: string;
+}
+/**
+ * Submit: the task runs the requests of one of the caller's uploaded files (a batch): its model, price and channel are the file's. Every line was checked when the file was uploaded; the model, the caller's access to it and the channel's batch operation are checked again, then the batch is reserved from its lines (each one's prompt estimate and completion limit, at the model's `price.batch`) before the vendor is asked.
+ */
+export interface TaskInputFile {
+  /**
+   * The body field naming the file (`input_file_id`); the vendor gets its own id for it.
+   */
+  field: string;
+  /**
+   * The body field naming the endpoint every line must call (`endpoint`): a file whose lines call another is refused, naming the line.
+   */
+  endpoint: string;
 }
 /**
  * Body fields the price depends on, each a list of dotted paths of which the first present one counts. Every value is checked before anything is reserved: a positive whole number (a JSON integer, or a string of digits), within the model's bounds; anything else is 400 `invalid_request` naming the field.
@@ -501,6 +522,54 @@ export interface ClientSecretRoute {
    * JSONata: the answer ($value, $expires_at in unix seconds, $session).
    */
   answer: string;
+}
+/**
+ * What an `upload` route of policy `files` accepts: batch input files (OpenAI's JSON Lines of requests), each checked line by line as it is read from the spooled upload (never held in memory), then streamed to the channel that will run its batch.
+ */
+export interface FilesRoute {
+  /**
+   * The `purpose` an upload must name (OpenAI's `batch`); any other is refused with 400.
+   */
+  purpose: string;
+  /**
+   * What a line may call: its `url` → the id of the route whose body schema, price inputs and usage paths its `body` follows (and whose operation its model must be served for). A line naming another url is refused, naming the line.
+   */
+  lines: {
+    [k: string]: string;
+  };
+  /**
+   * The task operation the file's requests run on (`batch`): the file goes to a channel of the caller's group whose this operation serves the lines' model (and which has this route's operation, to store it). A model no such channel serves is refused, naming the line.
+   */
+  operation: string;
+  /**
+   * Requests a file may hold (default 50,000, OpenAI's limit).
+   */
+  max_lines?: number;
+  /**
+   * Bytes the file may hold (default 200 MB, OpenAI's limit for a batch input file); the route's `limits.max_body_bytes` bounds the whole form.
+   */
+  max_bytes?: number;
+  /**
+   * Bytes one line may hold (default: the `limits.max_body_bytes` of the route it follows, plus 64 KiB for its envelope).
+   */
+  max_line_bytes?: number;
+  /**
+   * How long a file is kept (the gateway's record, and the vendor's copy through the form's `expires_after[seconds]`).
+   */
+  expires_s?: {
+    /**
+     * When the upload names none (default 30 days, OpenAI's for batch files).
+     */
+    default?: number;
+    /**
+     * Shortest accepted (default 3600).
+     */
+    min?: number;
+    /**
+     * Longest accepted (default 30 days).
+     */
+    max?: number;
+  };
 }
 /**
  * One client-facing API format and its translations to and from the unified format (OpenAI chat completions).
