@@ -171,7 +171,8 @@ function overlay(base: Layer, top: Layer): Layer {
 
 /** A route that sends to a vendor, when no channel implements its operation. */
 function unserved(r: Route, channels: ChannelsFile): boolean {
-  const needsChannel = ['stream', 'json', 'passthrough'].includes(r.policy) || r.task?.action === 'submit';
+  const needsChannel = ['stream', 'json', 'passthrough', 'relay', 'realtime'].includes(r.policy) || r.task?.action === 'submit'
+    || (r.policy === 'files' && r.action === 'upload');
   const op = r.operation ?? r.id;
   return needsChannel && !channels.channels.some((c) => withTemplate(c, channels).operations?.[op]);
 }
@@ -182,9 +183,12 @@ function unserved(r: Route, channels: ChannelsFile): boolean {
  */
 function keepServed(routesFile: YamlFile, channels: ChannelsFile, diags: Diagnostic[]): void {
   const routes = routesFile.data as RoutesFile;
-  const left = routes.routes.filter((r) => unserved(r, channels)).map((r) => r.id);
+  const gone = new Set(routes.routes.filter((r) => unserved(r, channels)).map((r) => r.id));
+  // A route that only serves others (a client secret's sessions) goes with them.
+  for (const r of routes.routes) if (r.client_secret?.for.length && r.client_secret.for.every((id) => gone.has(id))) gone.add(r.id);
+  const left = [...gone];
   if (!left.length) return;
-  routes.routes = routes.routes.filter((r) => !unserved(r, channels)) as RoutesFile['routes'];
+  routes.routes = routes.routes.filter((r) => !gone.has(r.id)) as RoutesFile['routes'];
   diags.push({ level: 'warning', file: routesFile.name, path: '/routes', message: `${left.length} shipped routes are not served: no channel here implements their operation (${left.join(', ')})` });
 }
 
