@@ -34,7 +34,10 @@ test('every config snippet is valid against the schema it names', () => {
     const validate = ajv.getSchema(id);
     assert.ok(validate, `${b.file}:${b.line}: no schema ${id}`);
     const value = b.lang === 'json' ? JSON.parse(b.text) : parse(b.text);
-    assert.ok(validate(value), `${b.file}:${b.line} against ${id}: ${JSON.stringify(validate.errors)?.slice(0, 800)}`);
+    // `each`: the block is a list of examples, each valid on its own.
+    for (const v of b.each ? value : [value]) {
+      assert.ok(validate(v), `${b.file}:${b.line} against ${id}: ${JSON.stringify(validate.errors)?.slice(0, 800)}`);
+    }
   }
 });
 

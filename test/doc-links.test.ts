@@ -16,6 +16,7 @@ test('GitHub anchors: punctuation dropped, code kept, spaces to hyphens', () => 
   assert.equal(slug('`check --probe`'), 'check---probe');
   assert.equal(slug('Several instances with Redis'), 'several-instances-with-redis');
   assert.equal(slug('The usage directive (every chat simulator)'), 'the-usage-directive-every-chat-simulator');
+  assert.equal(slug('`vendors/<name>.yaml`'), 'vendorsnameyaml');
 });
 
 test('every internal link and anchor of the docs resolves', () => {

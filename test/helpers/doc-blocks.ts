@@ -23,6 +23,8 @@ export interface Block {
   kind: Kind;
   arg?: string; // the schema, the test or the reason
   id?: string;
+  /** With `schema`: the block is a list of examples, each validated on its own. */
+  each?: boolean;
   text: string;
 }
 
@@ -33,6 +35,7 @@ export const reasons: Record<string, string> = {
   server: 'starts a long-running gateway or simulator in the foreground; the doc test starts the demo itself',
   external: 'needs a service at an address of its own (a PostgreSQL, a collector, a Redis server elsewhere)',
   suite: 'runs the test suite or the benchmark, which take minutes; CI runs `npm test`',
+  fragment: 'a fragment of test code, shown for the calls it makes; it needs a test around it',
 };
 
 /** Languages that are code: a block in one of them must say what it is for. */
@@ -75,12 +78,13 @@ export function blocksOf(file: string, source = readDoc(file)): Block[] {
   return blocks;
 }
 
-function parseInfo(info: string): Pick<Block, 'lang' | 'kind' | 'arg' | 'id'> {
+function parseInfo(info: string): Pick<Block, 'lang' | 'kind' | 'arg' | 'id' | 'each'> {
   const [lang = '', ...words] = info.split(/\s+/).filter(Boolean);
   const attrs = Object.fromEntries(words.map((w) => { const [k, ...v] = w.split('='); return [k, v.join('=')]; }));
   const id = attrs.id || undefined;
+  const each = 'each' in attrs || undefined;
   for (const kind of ['run', 'schema', 'by', 'norun', 'output'] as const) {
-    if (kind in attrs) return { lang, kind, arg: attrs[kind] || undefined, id };
+    if (kind in attrs) return { lang, kind, arg: attrs[kind] || undefined, id, each };
   }
   return { lang, kind: 'plain', id };
 }

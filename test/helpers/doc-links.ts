@@ -26,8 +26,9 @@ export function linksOf(file: string, source = readDoc(file)): Link[] {
 /** GitHub's anchor for a heading's text. */
 export function slug(heading: string): string {
   const text = heading
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // links keep their text
-    .replace(/<[^>]+>/g, '')
+    .split(/(`[^`]*`)/) // inside code, `<name>` is text; outside, a tag
+    .map((part, i) => (i % 2 ? part : part.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '')))
+    .join('')
     .replace(/[*`]/g, '');
   return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
 }

@@ -15,19 +15,20 @@ export interface SessionResult { ok: boolean; output: string; failedAt?: string;
 /** What the checkout holds that a session must not share: its own store, the repository, scratch files. */
 const notLinked = new Set(['data', '.git', '.scratch', 'test', 'admin.key']);
 
-// Fails a curl on an HTTP error (as a reader would notice one), unless the block already chose how (-f, --fail).
+// Fails a curl on an HTTP error (as a reader would notice one), unless the block already chose how (-f, --fail) or
+// reads the status itself (-w '%{http_code}', -D for the headers).
 const prelude = String.raw`
 set -eEuo pipefail
 curl() {
   local a
   for a in "$@"; do
     case "$a" in
-      --fail|--fail-with-body|--fail-early) command curl "$@"; return ;;
+      --fail|--fail-with-body|--fail-early|--write-out|--dump-header) command curl "$@"; return ;; # the block reads the status itself
       --*) ;;
-      -*f*) command curl "$@"; return ;; # a cluster of short options with -f (-f, -sf, -fsS)
+      -*f*|-*w*|-*D*) command curl "$@"; return ;; # short options with -f (-f, -sf, -fsS), -w or -D (the status read)
     esac
   done
-  command curl --fail-with-body --show-error "$@"
+  command curl --fail-with-body --show-error --no-progress-meter "$@"
 }
 trap 'echo "::failed:: $__block (exit $?)" >&2' ERR
 KEY=$(node dist/src/cli.js token create --group default --quota 1000000 | tail -n1)
@@ -78,7 +79,8 @@ export async function runSession(blocks: Block[], demo: Demo, timeoutMs = 240_00
   const failed = /::failed:: (\S+)/.exec(output)?.[1];
   const ok = !failed && output.includes('::done::');
   const lastBlock = [...output.matchAll(/::block:: (\S+)/g)].at(-1)?.[1];
-  if (ok) rmSync(dir, { recursive: true, force: true }); // a failed session's directory stays, with session.sh and session.log
+  // A failed session's directory stays, with session.sh and session.log; SWITCHYARD_DOC_KEEP=1 keeps every one.
+  if (ok && !process.env.SWITCHYARD_DOC_KEEP) rmSync(dir, { recursive: true, force: true });
   return { ok, output, failedAt: ok ? undefined : failed ?? lastBlock, ms: Date.now() - started };
 }
 
