@@ -1,5 +1,6 @@
 // Writes the generated references of docs/: the configuration reference from schemas/config/ and the API reference
-// from the OpenAPI document (built from the shipped config, as GET /openapi.json serves it, without a server).
+// from the OpenAPI document (built from the shipped config, as GET /openapi.json serves it, without a server), and the
+// README's vendor table from vendors/*.yaml.
 // `--check` renders them in memory and fails when a committed page is stale, as gen-types.mjs --check does for types.
 // Needs the build (dist/), which `npm run gen:docs` and `npm test` run first.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderConfigReference } from './docs/config-reference.mjs';
 import { renderApiReference } from './docs/api-reference.mjs';
+import { withVendorTable } from './docs/vendor-table.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const schemasDir = join(root, 'schemas');
@@ -23,6 +25,7 @@ async function openapi() {
 const pages = [
   ['docs/operators/config-reference.md', async () => renderConfigReference(join(schemasDir, 'config'))],
   ['docs/clients/api-reference.md', async () => renderApiReference(await openapi(), schemasDir)],
+  ['README.md', async () => withVendorTable(await readFile(join(root, 'README.md'), 'utf8'), root)], // its vendor table only
 ];
 
 let stale = 0;
