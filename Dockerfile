@@ -18,7 +18,7 @@ COPY dialects ./dialects
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 SWITCHYARD_CONFIG_DIR=/app/deploy/config \
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 SWITCHYARD_CONFIG_DIR=/app/deploy/config SWITCHYARD_WORKERS=auto \
     SWITCHYARD_STORE=sqlite:///app/data/switchyard.sqlite SWITCHYARD_WATCH_CONFIG=0
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

@@ -19,6 +19,8 @@ export interface LoggedRequest {
   url: string;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** A multipart body's bytes as they arrived (the first 64 KB), base64: `body` is their utf8 text, which mangles a file. */
+  body_base64?: string;
   at: number;
 }
 
@@ -82,9 +84,10 @@ export class Control {
     this.#stats[name]++;
   }
 
-  record(req: IncomingMessage, path: string, raw: string): void {
+  record(req: IncomingMessage, path: string, raw: string, bytes?: Buffer): void {
     this.#stats.requests++;
-    const entry = { method: req.method ?? 'GET', path, url: req.url ?? path, headers: { ...req.headers }, body: logBody(raw), at: Date.now() };
+    const entry: LoggedRequest = { method: req.method ?? 'GET', path, url: req.url ?? path, headers: { ...req.headers }, body: logBody(raw), at: Date.now() };
+    if (bytes && /^multipart\//i.test(String(req.headers['content-type'] ?? ''))) entry.body_base64 = bytes.subarray(0, LOG_BODY_LIMIT).toString('base64');
     this.#log.push(entry);
     if (this.#log.length > LOG_KEEP) this.#log.splice(0, this.#log.length - LOG_KEEP);
   }

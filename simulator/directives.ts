@@ -40,6 +40,14 @@ export function toolArgFragments(d: Directives): string[] {
   return Array.from({ length: 5 }, (_, i) => args.slice(i * size, (i + 1) * size));
 }
 
+/**
+ * The same arguments as one object, for a vendor that sends a call whole (Gemini's `functionCall.args`): one directive
+ * string makes the same call on every simulator.
+ */
+export function toolArgs(d: Directives): Record<string, unknown> {
+  return JSON.parse(toolArgFragments(d).join('')) as Record<string, unknown>;
+}
+
 /** `tool_arg=KEY:VALUE`: still 5 fragments. */
 function oneArgFragments(arg: string | undefined): string[] {
   const colon = arg?.indexOf(':') ?? -1;

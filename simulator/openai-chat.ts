@@ -1,9 +1,10 @@
 // OpenAI Chat Completions vendor: auth, validation, directives, and JSON/SSE replies shaped like api.openai.com.
 import { playSteps, type Step } from './stream-steps.js';
+import { directedFailure } from './audio/openai-errors.js';
 import { type Directives, flagDirective, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import { overriddenUsage, usageDirective } from './usage-directive.js';
 import {
-  type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError,
+  type Ctx, type Route, echoed, errorBody, openaiAuthorized, randomId, sendJson, sleep,
 } from './http.js';
 
 interface ChatMessage {
@@ -103,19 +104,6 @@ function bad(message: string, param: string | null, code: string | null): Invali
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** `status=` directive: an HTTP error (or, for 0, a dropped connection) instead of a completion. */
-function directedFailure(ctx: Ctx, d: Directives): boolean {
-  const status = intDirective(d, 'status');
-  if (status === 0) {
-    ctx.req.socket.destroy();
-    return true;
-  }
-  if (status === undefined || status < 400 || status > 599) return false;
-  const canned = statusError(status);
-  sendJson(ctx.res, status, canned.body, canned.headers);
-  return true;
 }
 
 function textOf(content: unknown): string {

@@ -2,7 +2,7 @@
 // (response.created, response.in_progress, output_item.added, content_part.added, output_text.delta …,
 // function_call_arguments.delta …, output_item.done, response.completed with usage). Directives as for chat:
 // `[sim chunks=N]`, `[sim tool_call=NAME tool_args=BASE64URL-JSON]` (a function, a custom tool answered with `input`, or a namespace's member),
-// `[sim status=N]`, `[sim interval_ms=N]`, `[sim cut_after=N]`, `[sim usage=BASE64URL-JSON]` (merged over the usage).
+// `[sim status=N]` (0 drops the connection), `[sim interval_ms=N]`, `[sim cut_after=N]`, `[sim usage=BASE64URL-JSON]` (merged over the usage).
 import { playSteps, type Step } from './stream-steps.js';
 import { type Directives, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import { overriddenUsage, usageDirective } from './usage-directive.js';
@@ -23,6 +23,7 @@ async function handle(ctx: Ctx): Promise<void> {
   const d = parseDirectives(lastUserText(body.input));
   if (!(await sleep(intDirective(d, 'first_byte_ms', 0), ctx.signal))) return;
   const status = intDirective(d, 'status');
+  if (status === 0) { ctx.req.socket.destroy(); return; }
   if (status !== undefined && status >= 400 && status <= 599) {
     const canned = statusError(status);
     return sendJson(ctx.res, status, canned.body, canned.headers);

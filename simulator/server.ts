@@ -9,6 +9,8 @@ import { mediaFaultKey, mediaRoutes, serveMediaControl, withMediaFaultBody } fro
 import { openaiChat } from './openai-chat.js';
 import { openaiResponses } from './openai-responses.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
+import { openaiModerations } from './openai-moderations.js';
+import { rerankRoutes } from './rerank.js';
 import { modelRoutes } from './models.js';
 import { serveVideoControl, videoFaultKey, videoRoutes, withVendorFaultBody } from './video/index.js';
 import { readRawBody } from './video/raw-body.js';
@@ -22,6 +24,7 @@ export { ARK_SCOPE, MediaControl, VISUAL_SCOPE, VOLC_KEYS, pngBytes, pngDimensio
 export type { VolcScope } from './media/index.js';
 export { ANTHROPIC_VERSIONS } from './anthropic.js';
 export { embeddingVector, float32Base64 } from './openai-embeddings.js';
+export { COHERE_CHUNK_TOKENS, COHERE_DOCS_PER_SEARCH, cohereSearchUnits, jinaTokens, ranked, relevance } from './rerank.js';
 export { AUDIO_CONTENT_TYPES, SPEECH_FORMATS, audioBytes, mp3Bytes, pcmBytes, probe, wavBytes } from './audio/index.js';
 export type { AudioRequestRecord, Probe, SpeechFormat } from './audio/index.js';
 export { ASSISTANT_AUDIO_TOKENS_PER_SECOND, RealtimeControl, USER_AUDIO_TOKENS_PER_SECOND, realtimeCredential } from './realtime/index.js';
@@ -29,7 +32,7 @@ export type { RealtimeLimits, RealtimeSessionRecord, UsageTotals } from './realt
 
 // New vendors (video, image, music) add a file and one entry here. Media first: its `POST /` route fronts both
 // Volcengine OpenAPI vendors (the visual API and Ark Assets), chosen by the signature's credential scope.
-const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
+const routes: Route[] = [openaiChat, openaiResponses, openaiEmbeddings, openaiModerations, ...rerankRoutes, ...audioRoutes, realtimeClientSecrets, ...modelRoutes, ...anthropicRoutes, ...mediaRoutes, ...videoRoutes];
 
 export interface SimulatorOptions {
   port?: number;
@@ -72,12 +75,13 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, control: Cont
   res.on('error', () => {}); // a client vanishing mid-write is expected, not a crash
   const path = new URL(req.url ?? '/', 'http://sim').pathname;
   // Raw bytes are kept aside for multipart uploads (Sora); vendors get the utf8 text as before.
-  const raw = (await readRawBody(req)).toString('utf8');
+  const bytes = await readRawBody(req);
+  const raw = bytes.toString('utf8');
   if (path.startsWith('/_sim/')) {
     if (serveVideoControl(req, res, path, control) || serveMediaControl(req, res, path, control) || serveVoiceControl(req, res, path, control)) return;
     return serveControl(req, res, path, raw, control);
   }
-  control.record(req, path, raw);
+  control.record(req, path, raw, bytes);
   prepareAnthropic(res, path); // Anthropic's own `request-id` header, set before faults so they carry it too
   const credential = control.echoCredential() ? presentedCredential(req) : undefined;
   if (credential) echoInto(res, credential); // decided once here, applied by sendJson/applyFault for every vendor

@@ -85,7 +85,8 @@ test('Gemini CLI at its defaults: one plain turn through /v1beta streamGenerateC
 });
 
 test('Gemini CLI: a tool round trip on a Gemini vendor (read_file runs, its output goes back as a functionResponse)', { skip }, async () => {
-  const r = await gemini('Read notes.txt [sim tool_call=read_file tool_args={"file_path":"notes.txt"}]', ['-m', 'gemini-2.5-flash', '--approval-mode', 'yolo'],
+  const args = Buffer.from(JSON.stringify({ file_path: 'notes.txt' })).toString('base64url');
+  const r = await gemini(`Read notes.txt [sim tool_call=read_file tool_args=${args}]`, ['-m', 'gemini-2.5-flash', '--approval-mode', 'yolo'],
     { 'notes.txt': 'the launch code is 4242\n' });
   assert.equal(r.code, 0, r.stderr + r.stdout);
   const out = JSON.parse(r.stdout);

@@ -8,24 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import OpenAI from 'openai';
-import { startStack, eventually } from './helpers/stack.js';
+import { startStack } from './helpers/stack.js';
+import { lastRecord as lastRecordOf, tokenClient } from './helpers/token-client.js';
 
 const stack = await startStack();
 after(() => stack.close());
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-speech-'));
 
-async function client(quota = 1_000_000) {
-  const t = await stack.token({ quota });
-  return { ...t, openai: new OpenAI({ apiKey: t.key, baseURL: `${stack.url}/v1`, maxRetries: 0 }) };
-}
-
-/** The record of the token's last request, once written. */
-async function lastRecord(id: string): Promise<Record<string, any>> {
-  let rec: Record<string, any> | undefined;
-  await eventually(() => { rec = stack.logs().filter((l) => l.msg === 'request' && l.token_id === id).at(-1); return rec !== undefined; });
-  return rec!;
-}
+const client = (quota?: number) => tokenClient(stack, quota);
+const lastRecord = (id: string) => lastRecordOf(stack, id);
 
 const magic: Record<string, (b: Buffer) => boolean> = {
   mp3: (b) => b.subarray(0, 3).toString('latin1') === 'ID3' || (b[0] === 0xff && (b[1] & 0xe0) === 0xe0),

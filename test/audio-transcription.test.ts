@@ -3,23 +3,16 @@
 // charged what the vendor reports (seconds for whisper-1, tokens for the gpt-4o models); bad files refused with 400.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import OpenAI, { toFile } from 'openai';
-import { startStack, eventually } from './helpers/stack.js';
+import { toFile } from 'openai';
+import { startStack } from './helpers/stack.js';
+import { lastRecord as lastRecordOf, tokenClient } from './helpers/token-client.js';
 import { mp3Bytes, wavBytes } from '../simulator/server.js';
 
 const stack = await startStack();
 after(() => stack.close());
 
-async function client(quota = 1_000_000) {
-  const t = await stack.token({ quota });
-  return { ...t, openai: new OpenAI({ apiKey: t.key, baseURL: `${stack.url}/v1`, maxRetries: 0 }) };
-}
-
-async function lastRecord(id: string): Promise<Record<string, any>> {
-  let rec: Record<string, any> | undefined;
-  await eventually(() => { rec = stack.logs().filter((l) => l.msg === 'request' && l.token_id === id).at(-1); return rec !== undefined; });
-  return rec!;
-}
+const client = (quota?: number) => tokenClient(stack, quota);
+const lastRecord = (id: string) => lastRecordOf(stack, id);
 
 const wav = (seconds: number, rate = 16000) => toFile(wavBytes(seconds, rate), 'speech.wav', { type: 'audio/wav' });
 

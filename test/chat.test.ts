@@ -169,12 +169,14 @@ test('/v1/models: the group models in OpenAI list shape, narrowed by a token all
   const page = await client(groups, t.key).models.list();
   assert.deepEqual(page.data.map((m) => m.id), ['gpt-4o', 'gpt-4o-mini', 'vip-large']);
   const raw = await (await fetch(`${groups.url}/v1/models`, { headers: { authorization: `Bearer ${t.key}` } })).json();
+  // The fixture's chat route names no `endpoint_type`: its id names it.
+  const chat = { supported_endpoint_types: ['chat_completions'] };
   assert.deepEqual(raw, {
     object: 'list',
     data: [
-      { id: 'gpt-4o', object: 'model', created: 1_700_000_000, owned_by: 'openai' },
-      { id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'openai' },
-      { id: 'vip-large', object: 'model', created: 1_700_000_000, owned_by: 'switchyard' },
+      { id: 'gpt-4o', object: 'model', created: 1_700_000_000, owned_by: 'openai', ...chat },
+      { id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'openai', ...chat },
+      { id: 'vip-large', object: 'model', created: 1_700_000_000, owned_by: 'switchyard', ...chat },
     ],
   });
   const narrow = await groups.token({ group: 'vip', models: ['vip-large', 'gpt-4o', 'not-served'] });
@@ -197,7 +199,9 @@ test('/v1/models on the shipped config includes the chat models, legacy-chat und
 
 test('models.retrieve: the model object for a model the token may use; 404 model_not_found in Shape A otherwise', async () => {
   const vip = await groups.token({ group: 'vip' });
-  assert.deepEqual(await client(groups, vip.key).models.retrieve('vip-large'), { id: 'vip-large', object: 'model', created: 1_700_000_000, owned_by: 'switchyard' });
+  assert.deepEqual(await client(groups, vip.key).models.retrieve('vip-large'), {
+    id: 'vip-large', object: 'model', created: 1_700_000_000, owned_by: 'switchyard', supported_endpoint_types: ['chat_completions'],
+  });
   const notFound = async (k: string, id: string) => {
     const r = await fetch(`${groups.url}/v1/models/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${k}` } });
     assertShapeA({ status: r.status, headers: r.headers, text: '', json: await r.json() }, 404, 'model_not_found', 'invalid_request_error');

@@ -46,7 +46,7 @@ before(async () => { sim = await startSimulator({ port: 0, keys: ['sim-key'] });
 after(() => sim.close());
 
 const probed = ['sim_openai', 'sim_compatible', 'sim_legacy', 'sim_anthropic', 'sim_fixed_duration', 'sim_kling', 'sim_vidu', 'sim_ark', 'sim_ark_assets', 'sim_wan', 'sim_hailuo',
-  'sim_unified', 'sim_art', 'sim_music', 'sim_reseller_images', 'sim_gemini', 'sim_visual'];
+  'sim_unified', 'sim_art', 'sim_music', 'sim_reseller_images', 'sim_gemini', 'sim_visual', 'sim_cohere'];
 
 test('check: each channel enabled or why not, and its base URL', async () => {
   const r = await run([], { SWITCHYARD_SIM_URL: sim.url });
@@ -80,7 +80,8 @@ test('check --probe with good keys: every enabled channel ok, read-only calls on
   const rows = probeRows(r.stdout);
   for (const id of probed) assert.match(rows.get(id) ?? '', /^ok +(GET|POST) \/\S* +HTTP (200|404), \d+ ms$/, `${id}: ${rows.get(id)}`);
   assert.match(rows.get('openai') ?? '', /^not probed +disabled: OPENAI_API_KEY is not set$/);
-  assert.match(r.stdout, /^probe: 17 ok, 0 failed, 2 not probed$/m);
+  assert.match(rows.get('sim_jina') ?? '', /^not probed +no `probe` in its config$/, 'every call Jina answers spends tokens');
+  assert.match(r.stdout, /^probe: 18 ok, 0 failed, 3 not probed$/m);
   const calls = sim.control.requests();
   assert.equal(calls.length, probed.length, 'one call per probed channel');
   const writes = calls.filter((c) => c.method === 'POST' && !['/mj/task/list-by-condition', '/suno/fetch', '/'].includes(c.path));
@@ -96,13 +97,13 @@ test('check --probe with wrong keys: each channel names the authentication failu
   for (const id of probed) assert.match(rows.get(id) ?? '', /^auth failed +(GET|POST) \S+ +HTTP (400|401|403)\b/, `${id}: ${rows.get(id)}`);
   assert.match(rows.get('sim_openai')!, /HTTP 401 \(invalid_api_key\): the vendor refused the key/);
   assert.match(rows.get('sim_gemini')!, /HTTP 400 \(INVALID_ARGUMENT\): the answer says the key was refused \(auth_failed_when\)/);
-  assert.match(r.stdout, /^probe: 0 ok, 17 failed, 2 not probed$/m);
+  assert.match(r.stdout, /^probe: 0 ok, 18 failed, 3 not probed$/m);
   // A careless vendor repeats the key in every string of its error: codes are then no identifiers and are left out.
   sim.control.setEchoCredential(true);
   try {
     const echoed = await run(['--probe'], wrong);
     assert.equal(echoed.code, 1);
-    assert.match(echoed.stdout, /^probe: 0 ok, 17 failed, 2 not probed$/m);
+    assert.match(echoed.stdout, /^probe: 0 ok, 18 failed, 3 not probed$/m);
     for (const out of [r.stdout + r.stderr, echoed.stdout + echoed.stderr]) {
       assert.doesNotMatch(out, /sk-wrong|wrong-kling|wrong-visual|sim-key/);
       assert.doesNotMatch(out, /\*{4}/, 'nothing had to be masked: no vendor text is printed at all');

@@ -44,6 +44,7 @@ const broken: Broken[] = [
   { dir: 'invalid-extends', file: 'channels.yaml', path: '/channels/0/extends', line: 13, message: 'unknown template "openai_compatibel"' },
   { dir: 'invalid-duplicate-route', file: 'routes.yaml', path: '/routes/1/path', line: 9, message: 'duplicate route POST /v1/chat/completions (also /routes/0)' },
   { dir: 'invalid-shared-path', file: 'routes.yaml', path: '/routes/1/path', line: 10, message: 'routes sharing a path need different operations and a model_expr over the path' },
+  { dir: 'invalid-shared-model', file: 'routes.yaml', path: '/routes/1/path', line: 11, message: 'model "img-1" is served on operation chat_completions (channel sim) and images_generate (channel sim), whose routes share POST /v1beta/models/{model}:generateContent' },
   { dir: 'invalid-operation-models', file: 'channels.yaml', path: '/channels/0/operations/embeddings/models/0', line: 15, message: '"text-embedding-3-small" is not in this channel\'s models' },
   { dir: 'invalid-task-source', file: 'routes.yaml', path: '/routes/0/task/source', line: 8, message: '`source` must name a path parameter of a submit route (no {id} in /v1/videos/remix)' },
   { dir: 'invalid-operation', file: 'routes.yaml', path: '/routes/1', line: 7, message: 'no channel implements operation "embeddings"' },

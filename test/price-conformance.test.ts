@@ -4,7 +4,7 @@
 // nor computed by src/billing. Every row runs end to end on the production config (deploy/config) against the bundled
 // simulator, whose `usage=` directive makes the vendor report the row's usage (tasks report what each vendor's API
 // reports: Kling's units, Vidu's credits, Ark's tokens, DashScope's seconds). The charge is read from the ledger and
-// must be ceil(USD × 1000) units, within the reservation. Where the research notes (/tmp/prices/*.md, 2026-11-27)
+// must be ceil(USD × 1000) units, within the reservation. Where the research notes (2026-11-27, kept outside the repository)
 // leave a choice, the vendor file's stated reading is followed and the comment says so.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -701,22 +701,27 @@ table('Volcengine Ark (Seedance)', [
   ark('doubao-seedance-2-0-fast-260128', { seconds: 4, video: 'https://example.com/ref.mp4', metadata: { resolution: '480p', ratio: '1:1' } }, { res: '480p', ratio: '1:1', seconds: 4, ref: true }, ['reference video (5 s)', '480p', '4 s']),
 ]);
 
-// ---- Volcengine visual API (Jimeng) on /art-official, per call ------------------------------------------------------
+// ---- Volcengine visual API (Jimeng) on /art-official and the unified video route, per call ----------------------------
 // No published price was found for the visual API (volcengine.com/docs/85621/1544716 and the action pages carry no
 // table). The vendor file's reading: an image at Seedream 4.0's ¥0.20 on Ark; a video at Seedance 1.0 pro's ¥15 per
 // million tokens (volcengine.com/docs/82379/1544106) for what it renders, 5 s at 120 frames: 720P 1248×704, 1080P (and
-// 3.0 pro) 1920×1088; `frames: 241` is 10 s, twice the tokens. 7 CNY = 1 USD.
+// 3.0 pro) 1920×1088; `frames: 241` is 10 s, twice the tokens. 7 CNY = 1 USD. On the unified route the frames come
+// from `seconds` (10 s is 241 frames, which the vendor must receive), the images from `image` and
+// `metadata.last_frame_url`.
 const JIMENG_IMAGE_CNY = 0.2;
 const SEEDANCE_1_0_PRO_CNY_PER_M = 15;
-function jimeng(model: string, fields: Body, dims: string[]): Row {
-  const tenSeconds = fields.frames === 241;
+function jimeng(model: string, fields: Body, dims: string[], via: 'visual' | 'video' = 'visual'): Row {
+  const tenSeconds = fields.frames === 241 || Number(fields.seconds) === 10;
   let cny = JIMENG_IMAGE_CNY;
   if (!model.startsWith('jimeng_t2i')) {
     const [w, h] = /1080|pro/.test(model) ? [1920, 1088] : [1248, 704];
     cny = (((w * h * (tenSeconds ? 240 : 120)) / 1024) * SEEDANCE_1_0_PRO_CNY_PER_M) / 1e6;
   }
   const images = /i2v_first_tail/.test(model) ? [frame, lastFrame] : /i2v/.test(model) ? [frame] : undefined;
-  return { model, via: 'visual', body: { ...(images && { image_urls: images }), ...fields }, dims, usd: cny / ARK_CNY_PER_USD };
+  const usd = cny / ARK_CNY_PER_USD;
+  if (via === 'visual') return { model, via, body: { ...(images && { image_urls: images }), ...fields }, dims, usd };
+  const unified = images && { image: images[0], ...(images[1] && { metadata: { last_frame_url: images[1] } }) };
+  return { model, via, body: { ...unified, ...fields }, dims: ['unified', ...dims], usd, sent: { frames: tenSeconds ? 241 : 121, ...(images && { image_urls: images }) } };
 }
 
 table('Volcengine visual (Jimeng)', [
@@ -732,6 +737,11 @@ table('Volcengine visual (Jimeng)', [
   jimeng('jimeng_i2v_first_v30_1080', {}, ['1080P']),
   jimeng('jimeng_i2v_first_tail_v30_1080', { frames: 241 }, ['1080P', 'frames 241']),
   jimeng('jimeng_ti2v_v30_pro', {}, ['1080P (3.0 pro)']),
+  jimeng('jimeng_t2v_v30', {}, ['720P', '5 s (default)'], 'video'),
+  jimeng('jimeng_t2v_v30', { seconds: '10' }, ['720P', 'seconds 10'], 'video'),
+  jimeng('jimeng_i2v_first_v30', { seconds: 5 }, ['720P', 'first frame'], 'video'),
+  jimeng('jimeng_i2v_first_tail_v30_1080', { seconds: '10' }, ['1080P', 'first and last frame', 'seconds 10'], 'video'),
+  jimeng('jimeng_ti2v_v30_pro', {}, ['1080P (3.0 pro)'], 'video'),
 ]);
 
 // ---- DashScope (Wan), by the seconds DashScope reports -------------------------------------------------------------
@@ -782,6 +792,43 @@ table('MiniMax (Hailuo)', [
   hailuo('MiniMax-Hailuo-2.3', 10, ['10 s clip']),
   hailuo('MiniMax-Hailuo-2.3-Fast', 6, ['6 s clip']),
   hailuo('MiniMax-Hailuo-2.3-Fast', 11, ['asked 11 s: the 10 s clip']),
+]);
+
+// ---- Rerank (Cohere, Jina) and moderations (OpenAI) ------------------------------------------------------------------
+// - Cohere rerank-v3.5: cohere.com/pricing — $2.00 per 1,000 searches; "a single search unit is defined as one query with
+//   up to 100 documents to be ranked", and a document longer than 500 tokens with the query is split into chunks, each
+//   counted as a document (the pricing FAQ). Cohere reports what it billed as meta.billed_units.search_units.
+// - Jina rerankers: $0.05 per million tokens of the request, one balance for every model (jina.ai's API key & billing
+//   panel, read through a price calculator's copy); Jina reports usage.total_tokens.
+// - OpenAI moderations: free ("The moderations endpoint is free to use", developers.openai.com/api/docs/guides/moderation).
+const COHERE_USD_PER_SEARCH = 2 / 1000;
+const JINA_USD_PER_MTOK = 0.05;
+/** `n` short documents and, with `long`, one of that many words; the query (the row's text) is 4 words. */
+function cohereRerank(n: number, long: number, dims: string[]): Row {
+  const documents = [...Array.from({ length: n }, (_, i) => `document ${i} about something`), ...(long ? ['word '.repeat(long).trim()] : [])];
+  const chunks = n + (long ? Math.ceil((4 + long) / 500) : 0);
+  const searches = Math.ceil(chunks / 100);
+  return { model: 'rerank-v3.5', via: 'rerank', body: { documents }, usage: { search_units: searches }, dims: [...dims, `${searches} searches`], usd: searches * COHERE_USD_PER_SEARCH };
+}
+/** The request weighs `tokens` at the gateway's estimate (4 bytes a token), in its documents: what Jina counts. */
+const jinaRerank = (model: string, tokens: number): Row => ({
+  model, via: 'rerank', body: { top_n: 1, documents: Array.from({ length: 10 }, () => 'pad '.repeat(tokens / 10).trim()) },
+  usage: { total_tokens: tokens }, dims: [`${tokens} tokens`], usd: (tokens * JINA_USD_PER_MTOK) / 1e6,
+});
+
+table('Rerank (Cohere, Jina)', [
+  cohereRerank(1, 0, ['1 document']),
+  cohereRerank(100, 0, ['100 documents']),
+  cohereRerank(101, 0, ['101 documents']),
+  cohereRerank(250, 1200, ['250 documents and one of 1,200 tokens (3 chunks)']),
+  jinaRerank('jina-reranker-v2-base-multilingual', 200_000),
+  jinaRerank('jina-reranker-m0', 30_000),
+  jinaRerank('jina-reranker-v3', 1_000),
+]);
+
+table('OpenAI moderations', [
+  { model: 'omni-moderation-latest', via: 'moderation', dims: ['free'], usd: 0 },
+  { model: 'text-moderation-latest', via: 'moderation', dims: ['free'], usd: 0 },
 ]);
 
 // ---- Midjourney and Suno, per job ------------------------------------------------------------------------------------

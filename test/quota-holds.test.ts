@@ -58,7 +58,8 @@ test('a flush stores one row per request, its close carrying the reservation; th
     { entry: 'r1:close', kind: 'settle', amount: -15, reserved: 40, reserved_units: 2 },
     { entry: 'r2:close', kind: 'refund', amount: -30, reserved: 30, reserved_units: null },
   ], 'no reserve row is written');
-  const listed = (await a.ledger.entries('acct')).filter((e) => e.kind !== 'topup');
+  // Listed by time; the two requests' entries may share a millisecond, so compare them by entry.
+  const listed = (await a.ledger.entries('acct')).filter((e) => e.kind !== 'topup').sort((x, y) => x.entry.localeCompare(y.entry));
   assert.deepEqual(listed.map((e) => [e.entry, e.kind, e.amount, e.units, e.channel, e.prompt_tokens]), [
     ['r1:reserve', 'reserve', 40, 2, null, null], ['r1:close', 'settle', -15, 2, 'c1', 10],
     ['r2:reserve', 'reserve', 30, null, null, null], ['r2:close', 'refund', -30, null, 'c1', null],

@@ -128,14 +128,14 @@ test('Gemini chat: usage= on the final usageMetadata (arrays replace); a stream 
   assert.deepEqual(chunks.at(-1).usageMetadata, expected);
 });
 
-test('Gemini chat: tool_args= is base64url JSON as on the other simulators; the old raw JSON still works', async () => {
+test('Gemini chat: tool_args= is base64url JSON as on the other simulators; raw JSON is not a directive value', async () => {
   const tools = [{ functionDeclarations: [{ name: 'read_file', parameters: { type: 'object', properties: { file_path: { type: 'string' } } } }] }];
   const ask = (directive: string) => call('/v1beta/models/gemini-2.5-flash:generateContent', {
     headers: google, body: { tools, contents: [{ role: 'user', parts: [{ text: `read it [sim tool_call=read_file ${directive}]` }] }] },
   });
   const args = (r: { body: any }) => r.body.candidates[0].content.parts[0].functionCall.args;
   assert.deepEqual(args(await ask(`tool_args=${b64({ file_path: 'a b.txt' })}`)), { file_path: 'a b.txt' });
-  assert.deepEqual(args(await ask('tool_args={"file_path":"notes.txt"}')), { file_path: 'notes.txt' });
+  assert.deepEqual(args(await ask('tool_args={"file_path":"notes.txt"}')), { location: 'Paris' });
   assert.deepEqual(args(await ask('')), { location: 'Paris' });
 });
 

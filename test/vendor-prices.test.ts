@@ -25,7 +25,7 @@ test('every vendor file names its price pages and the day they were read', () =>
 });
 
 test('every model has a price that charges something, except the free calls its file says are free', () => {
-  const free = new Set(['visual-result', 'vendor-assets', 'suno_lyrics', 'art-relax']);
+  const free = new Set(['visual-result', 'vendor-assets', 'suno_lyrics', 'art-relax', 'omni-moderation-latest', 'text-moderation-latest']);
   for (const [file, v] of vendors) {
     for (const [name, m] of Object.entries(v.models)) {
       const p = compilePrice(name, m).base;

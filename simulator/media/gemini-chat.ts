@@ -1,7 +1,7 @@
 // Gemini chat models as Google's API serves them: generateContent (non-image models; the image file hands them here),
 // streamGenerateContent (?alt=sse: SSE of GenerateContentResponse chunks; without it one JSON array), countTokens and
 // GET /v1beta/models/{model}. Validation words follow Google's answers; directives as in the other chat simulators.
-import { type Directives, b64JsonDirective, intDirective, parseDirectives } from '../directives.js';
+import { type Directives, intDirective, parseDirectives, toolArgs } from '../directives.js';
 import { overriddenUsage, usageDirective } from '../usage-directive.js';
 import { type Ctx, randomId, sendJson, sleep } from '../http.js';
 import { playSteps, type Step } from '../stream-steps.js';
@@ -12,8 +12,6 @@ import { partsOf, signed, thinksInSignatures, validConfig, validContents, validT
 const STREAM = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/;
 const COUNT = /^\/v1beta\/models\/([^/:]+):countTokens$/;
 const MODEL = /^\/v1beta\/models\/([^/:]+)$/;
-/** Fixed arguments so a function call's size is known, as in the other chat simulators (`tool_args=` overrides). */
-const TOOL_ARGS = { location: 'Paris' };
 
 /** The chat models this simulator answers, with their limits as ListModels gives them. */
 export const GEMINI_CHAT_MODELS: [string, string, number, number][] = [
@@ -28,6 +26,7 @@ interface Plan {
   pieces: string[];
   thought?: string;
   call?: string;
+  /** The call's arguments, whole: Google sends a call in one part (the same directives as the other simulators). */
   args?: Json;
   /** Gemini 3: the call's thought signature. */
   signature?: string;
@@ -175,21 +174,6 @@ function plan(body: Json, d: Directives, model: string): Plan {
   return { pieces, thought, finish: limit < wanted ? 'MAX_TOKENS' : 'STOP', prompt, output: limit, thoughts };
 }
 
-/**
- * The call's arguments: `tool_args=` as base64url JSON, like the other chat simulators; else, for agents' recordings
- * made before that, the raw JSON object (`tool_args={"file_path":"notes.txt"}`, no spaces); else the fixed ones.
- */
-function toolArgs(d: Directives): Json {
-  const b64 = b64JsonDirective(d, 'tool_args');
-  if (b64) return b64;
-  try {
-    const v: unknown = d.tool_args ? JSON.parse(d.tool_args) : undefined;
-    return isObject(v) ? v : TOOL_ARGS;
-  } catch {
-    return TOOL_ARGS;
-  }
-}
-
 /** usageMetadata counting `output` words so far (zero counts left out, as Google leaves them out). */
 function usage(p: Plan, output = p.output): Json {
   return {
@@ -203,7 +187,7 @@ export function finalGeminiUsage(base: Json, over: Json | undefined): Json {
   return overriddenUsage(base, over, { key: 'totalTokenCount', parts: ['promptTokenCount', 'candidatesTokenCount', 'toolUsePromptTokenCount', 'thoughtsTokenCount'] });
 }
 
-const callPart = (p: Plan): Json => ({ functionCall: { name: p.call, args: p.args ?? TOOL_ARGS }, ...(p.signature && { thoughtSignature: p.signature }) });
+const callPart = (p: Plan): Json => ({ functionCall: { name: p.call, args: p.args }, ...(p.signature && { thoughtSignature: p.signature }) });
 
 function whole(model: string, p: Plan, responseId: string): Json {
   const parts: Json[] = [

@@ -2,7 +2,7 @@
 // and DELETE, which cancels a queued task or deletes a finished one.
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, submitDelay, submitFailure, unixSeconds,
+  type Json, type VendorError, bearer, fileUrl, imageRefused, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, submitDelay, submitFailure, unixSeconds,
 } from './common.js';
 import { assetStatus } from './ark-assets.js';
 import { arkDuration, arkResolution, arkTokens } from './ark-tokens.js';
@@ -72,6 +72,10 @@ function contentProblem(ctx: Ctx, model: string, content: unknown): Problem | un
     const media = item[item.type];
     const url = isObject(media) ? media.url : undefined;
     if (typeof url !== 'string' || url === '') return [`The parameter \`${p}.${item.type}.url\` specified in the request is not valid.`, `${p}.${item.type}.url`];
+    // An image is a URL, a base64 data URI or an asset:// reference.
+    if (item.type === 'image_url' && imageRefused('url', url, ['url', 'data_uri', 'asset'])) {
+      return [`The parameter \`${p}.image_url.url\` specified in the request is not valid: ${imageRefused('url', url, ['url', 'data_uri', 'asset'])}.`, `${p}.image_url.url`];
+    }
     const assetProblem = url.startsWith('asset://') ? checkAsset(ctx, url.slice(8), ASSET_TYPE[item.type]) : undefined;
     if (assetProblem) return [assetProblem, `${p}.${item.type}.url`];
     if (item.role) roles.push(item.role as string);

@@ -27,6 +27,32 @@ export function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/**
+ * How an image field holds its image, as the vendors tell the forms apart: an http(s) URL, a base64 `data:image/…`
+ * URI, bare base64, an `asset://` reference; undefined for anything else (an object, an empty string, a local path).
+ * Each vendor takes some of these forms and refuses the others (imageRefused).
+ */
+export type ImageForm = 'url' | 'data_uri' | 'base64' | 'asset';
+
+export function imageForm(v: unknown): ImageForm | undefined {
+  if (typeof v !== 'string' || v === '') return undefined;
+  if (/^https?:\/\/\S+$/i.test(v)) return 'url';
+  if (/^asset:\/\/\S+$/.test(v)) return 'asset';
+  const uri = /^data:image\/[\w.+-]+;base64,(.*)$/s.exec(v);
+  if (uri) return isBase64(uri[1]) ? 'data_uri' : undefined;
+  return isBase64(v) ? 'base64' : undefined;
+}
+
+const isBase64 = (s: string) => s.length > 0 && s.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(s);
+
+/** Why the vendor refuses this image value (`field` named), or undefined when it takes one of `forms`. */
+export function imageRefused(field: string, v: unknown, forms: readonly ImageForm[]): string | undefined {
+  const form = imageForm(v);
+  if (form && forms.includes(form)) return undefined;
+  const names: Record<ImageForm, string> = { url: 'an http(s) URL', data_uri: 'a base64 data URI', base64: 'base64 without the data: prefix', asset: 'an asset:// reference' };
+  return `${field} must be ${forms.map((f) => names[f]).join(' or ')}`;
+}
+
 /** Everything the `[sim …]` directives decide for one submit. */
 export interface TaskPlan {
   directives: Directives;

@@ -1,7 +1,7 @@
 // Alibaba DashScope (Wan) video synthesis: Bearer + X-DashScope-Async, upper-case PENDING→RUNNING→SUCCEEDED|FAILED, W*H sizes.
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, bearer, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitDelay, submitFailure,
+  type Json, type VendorError, bearer, fileUrl, imageRefused, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitDelay, submitFailure,
 } from './common.js';
 import { type Phase, type VideoTask, poll, storeOf, uuid } from './task-store.js';
 
@@ -39,6 +39,11 @@ function problem(model: string, input: Json, params: Json): string | undefined {
     }
   }
   if (model.includes('i2v') && !str(input.img_url) && !Array.isArray(input.media)) return 'Field required: input.img_url';
+  // The first frame is a URL or a base64 data URI.
+  if (input.img_url !== undefined) {
+    const refused = imageRefused('input.img_url', input.img_url, ['url', 'data_uri']);
+    if (refused) return `The image parameter is invalid: ${refused}.`;
+  }
   if (model.includes('kf2v') && !str(input.first_frame_url)) return 'Field required: input.first_frame_url';
   if (params.resolution !== undefined && !RESOLUTIONS.includes(params.resolution as string)) return 'The resolution parameter is invalid, it should be one of 480P, 720P, 1080P.';
   if (params.duration !== undefined && !(Number.isInteger(params.duration) && (params.duration as number) > 0)) return 'The duration parameter is invalid.';

@@ -1,7 +1,7 @@
 // Kling (Kuaishou) video API: JWT auth, {code,message,request_id,data} envelope, external_task_id, submitted→processing→succeed|failed.
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, fileUrl, newTask, parseJson, pathParams, planFrom, query, retryHeaders, route, str, submitDelay, submitFailure,
+  type Json, type VendorError, fileUrl, imageRefused, newTask, parseJson, pathParams, planFrom, query, retryHeaders, route, str, submitDelay, submitFailure,
 } from './common.js';
 import { verifyKlingAuth } from './kling-jwt.js';
 import { klingUnits, supportsSound } from './kling-units.js';
@@ -60,6 +60,11 @@ function validate(kind: string, b: Json): string | undefined {
   if (kind === 'text2video' && (typeof prompt !== 'string' || prompt.trim() === '')) return 'prompt is required';
   if (prompt !== undefined && (typeof prompt !== 'string' || prompt.length > 2500)) return 'prompt must be a string of at most 2500 characters';
   if (kind === 'image2video' && !str(b.image) && !str(b.image_tail)) return 'image or image_tail is required';
+  // Kling takes an image as a URL or as base64 without the data: prefix.
+  for (const field of ['image', 'image_tail'] as const) {
+    const refused = b[field] === undefined || b[field] === '' ? undefined : imageRefused(field, b[field], ['url', 'base64']);
+    if (refused) return refused;
+  }
   const durations = model.startsWith('kling-v3') ? V3_DURATIONS : DURATIONS;
   if (b.duration !== undefined && !(typeof b.duration === 'string' && durations.includes(b.duration))) {
     return `duration must be one of ${durations.map((d) => `"${d}"`).join(', ')}`;

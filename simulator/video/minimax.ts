@@ -1,7 +1,7 @@
 // MiniMax Hailuo video: base_resp envelope, Queueing→Processing→Success|Fail, then file_id → /v1/files/retrieve download_url.
 import { type Ctx, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, bearer, fileUrl, newTask, parseJson, planFrom, query, retryHeaders, route, str, submitDelay, submitFailure, unixSeconds,
+  type Json, type VendorError, bearer, fileUrl, imageRefused, newTask, parseJson, planFrom, query, retryHeaders, route, str, submitDelay, submitFailure, unixSeconds,
 } from './common.js';
 import { type Phase, type VideoTask, numericId, poll, storeOf } from './task-store.js';
 
@@ -43,6 +43,11 @@ function authorized(ctx: Ctx): boolean {
 
 function problem(b: Json): string | undefined {
   if (typeof b.model !== 'string' || b.model === '') return ', model is required';
+  // A frame is a URL or a base64 data URI.
+  for (const field of ['first_frame_image', 'last_frame_image'] as const) {
+    const refused = b[field] === undefined ? undefined : imageRefused(field, b[field], ['url', 'data_uri']);
+    if (refused) return `, ${refused}`;
+  }
   const hasImage = str(b.first_frame_image) || Array.isArray(b.subject_reference);
   if (!hasImage && (typeof b.prompt !== 'string' || b.prompt === '')) return ', prompt is required';
   if (typeof b.prompt === 'string' && b.prompt.length > 2000) return ', prompt is too long';

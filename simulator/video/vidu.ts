@@ -1,7 +1,7 @@
 // Vidu (ShengShu) /ent/v2 video API: `Token` auth, per-action image rules, created→queueing→processing→success|failed.
 import { type Ctx, requestId, sendJson } from '../http.js';
 import {
-  type Json, type VendorError, fileUrl, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitDelay, submitFailure,
+  type Json, type VendorError, fileUrl, imageRefused, isObject, newTask, parseJson, pathParams, planFrom, retryHeaders, route, str, submitDelay, submitFailure,
 } from './common.js';
 import { type Phase, type VideoTask, numericId, poll, storeOf } from './task-store.js';
 import { viduCredits, viduDuration, viduResolution } from './vidu-credits.js';
@@ -66,7 +66,8 @@ function imageProblem(action: string, body: Json): [string, string] | undefined 
   const images = body.images;
   if (images !== undefined && !Array.isArray(images)) return ['FieldInvalid', 'images'];
   const n = Array.isArray(images) ? images.length : 0;
-  if (Array.isArray(images) && images.some((u) => typeof u !== 'string' || u === '')) return ['FieldInvalid', 'images'];
+  // Each image is a URL or a base64 data URI (data:image/…;base64,…); bare base64 or anything else is refused.
+  if (Array.isArray(images) && images.some((u) => imageRefused('images', u, ['url', 'data_uri']))) return ['FieldInvalid', 'images'];
   switch (action) {
     case 'text2video':
       return n > 0 ? ['FieldUnwanted', 'images'] : undefined;

@@ -39,14 +39,18 @@ export function compilePriceInputs(spec: PriceInputFields | undefined): Compiled
   return out;
 }
 
-export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: Record<string, unknown>): PriceInputs {
+/** `bytesPerToken`: the gateway's prompt estimate (billing.prompt_bytes_per_token), for items priced by their length. */
+export function readPriceInputs(spec: CompiledPriceInputs, model: Model, body: Record<string, unknown>, bytesPerToken = 4): PriceInputs {
   const seconds = { ...defaults.seconds, ...model.price.seconds };
   const units = { ...defaults.units, ...model.price.units };
   const completion = readCompletionLimit(spec.completion_tokens, model, body);
   return {
     seconds: read(spec.seconds, body, seconds, 'a whole number of seconds') ?? mediaSeconds(spec.media_seconds, body, seconds),
-    // Characters are units only where a model is priced per call (per character); a token-priced one counts tokens.
-    units: read(spec.units, body, units, 'a whole number') ?? (model.price.per_call ? characters(spec.characters, body, units) : undefined) ?? units.default,
+    // Items and characters are units only where a model is priced per call (per search, per character); a token-priced
+    // one counts tokens.
+    units: read(spec.units, body, units, 'a whole number')
+      ?? (model.price.per_call ? itemUnits(spec, model, body, bytesPerToken, units) ?? characters(spec.characters, body, units) : undefined)
+      ?? units.default,
     completionTokens: completion.tokens,
     clamped: completion.clamped,
     choices: read(spec.choices, body, defaults.choices, 'a whole number') ?? 1,
@@ -67,6 +71,40 @@ function characters(paths: string[][] | undefined, body: Record<string, unknown>
     return n;
   }
   return undefined;
+}
+
+/**
+ * The units a list of items makes (a rerank's documents): the first present array's length over the model's
+ * `price.units.per_items`, rounded up (a search of up to 100 documents). With `price.units.item_tokens` an item
+ * longer than that many tokens counts once per chunk begun, its tokens estimated from its bytes with the `item_context`
+ * fields' bytes added to each (the query a vendor sends beside every document), so the reservation covers the chunks
+ * the vendor bills. Bounded by the model's `price.units`.
+ */
+function itemUnits(spec: CompiledPriceInputs, model: Model, body: Record<string, unknown>, bytesPerToken: number, b: Bounds): number | undefined {
+  for (const path of spec.items ?? []) {
+    const v = valueAt(body, path);
+    if (!Array.isArray(v)) continue;
+    const { per_items: per = 1, item_tokens: chunk } = model.price.units ?? {};
+    let items = v.length;
+    if (chunk) {
+      const context = (spec.item_context ?? []).reduce((n, p) => n + bytesOf(valueAt(body, p)), 0);
+      items = 0;
+      for (const item of v) items += Math.max(1, Math.ceil((bytesOf(item) + context) / (chunk * bytesPerToken)));
+    }
+    const n = Math.ceil(items / per);
+    if (n < b.min || n > b.max) {
+      const what = per > 1 ? `${n} billable units of up to ${per} items` : `${n} billable items`;
+      throw new GatewayError('invalid_request', `\`${path.join('.')}\` makes ${what}; this model takes ${b.min} to ${b.max}`);
+    }
+    return n;
+  }
+  return undefined;
+}
+
+/** A value's size in bytes as a vendor reads it: a string's UTF-8, anything else its JSON; nothing is 0. */
+function bytesOf(v: unknown): number {
+  if (v === undefined || v === null) return 0;
+  return typeof v === 'string' ? Buffer.byteLength(v) : Buffer.byteLength(JSON.stringify(v));
 }
 
 /**

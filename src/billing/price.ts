@@ -48,13 +48,16 @@ export function rateOf(rates: Record<string, number>, name: string): number {
   return 0;
 }
 
-/** `quantity` of the media priced per second or per call; tokens come from the usage. */
+/**
+ * `quantity` of the media priced per second or per call; tokens come from the usage, and so do the units and seconds
+ * where the vendor reports what it billed (search units, seconds of audio).
+ */
 export function chargeOf(c: ChosenPrice, usage: Usage | undefined, media: { units: number; seconds?: number }): Charge {
   const lines: ChargeLine[] = [];
   const line = (item: string, quantity: number, rate: number, per: number) => {
     if (quantity > 0 && rate > 0) lines.push({ item, quantity, rate: rate * c.multiply, units: (quantity * rate * c.multiply) / per });
   };
-  line('call', media.units, c.per_call, 1);
+  line('call', usage?.units ?? media.units, c.per_call, 1);
   if (c.per_second) line('second', Math.max(0, (usage?.seconds ?? media.seconds ?? 0) - (c.included_seconds ?? 0)), c.per_second, 1);
   if (!usage) return { total: wholeUnits(sum(lines)), lines, chose: c.chose };
   const at = ratesAt(c, usage.prompt_tokens);

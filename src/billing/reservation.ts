@@ -59,6 +59,8 @@ export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): P
     c.total = actual;
     ctx.charge = c;
   }
+  // The units the vendor reported billing replace the ones reserved for (search units for the documents sent).
+  if (typeof bill === 'object' && bill.units !== undefined && p.chosen.per_call) ctx.units = bill.units;
   const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, closeTagsOf(ctx.channel, bill, c?.classes));
   ex.ctx.charged = settled.charged;
   if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;

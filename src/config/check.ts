@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { loadYaml, type YamlFile } from './load-yaml.js';
 import { describeOne, type SchemaRegistry } from './schema-registry.js';
 import { resolveEnv } from './env-refs.js';
-import { sharedPathProblem } from './shared-paths.js';
+import { ambiguousModelProblems, sharedPathProblem } from './shared-paths.js';
 import type { Diagnostic } from './diagnostics.js';
 import { dialectSlots, parseSlots, routeTransformsLayer, transformsLayer } from './transform-slots.js';
 import { upgradeConfig } from './upgrade.js';
@@ -216,6 +216,8 @@ function crossRefs(routes: RoutesFile, channels: ChannelsFile, registry: SchemaR
     actionRules(r, `/routes/${i}`, routeAt);
     sessionRules(routes, r, `/routes/${i}`, routeAt);
   });
+  const merged = channels.channels.map((c) => withTemplate(c, channels));
+  for (const { route, message } of ambiguousModelProblems(routes.routes, merged)) routeAt('error', `/routes/${route}/path`, message);
   channels.channels.forEach((raw, i) => {
     const p = `/channels/${i}`;
     if (channels.channels.findIndex((x) => x.id === raw.id) !== i) chanAt('error', `${p}/id`, `duplicate channel id "${raw.id}"`);

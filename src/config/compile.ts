@@ -15,6 +15,7 @@ import { compileUsagePaths } from '../transform/usage-paths.js';
 import { compileProbe } from '../probe/compile-probe.js';
 import { newPool } from '../transport/http-client.js';
 import { extendsOf } from './vendor-files.js';
+import { endpointTypesOf, serves } from './endpoint-types.js';
 
 const operatorPolicies = new Set(['admin', 'console']);
 
@@ -31,6 +32,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     method: r.method,
     path: r.path,
     operation: r.operation ?? r.id,
+    endpointType: r.endpoint_type,
     policy: r.policy,
     stream: r.stream ?? false,
     auth: r.auth ?? true,
@@ -46,8 +48,8 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     priceInputs: compilePriceInputs(r.price_inputs),
     task: r.task ? compileTaskRoute(r.task, transformMs) : undefined,
     dialect: r.dialect ? dialects.get(r.dialect) : undefined,
-    keyHeader: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_header : undefined,
-    keyQuery: r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_query : undefined,
+    keyHeader: r.key_header ?? (r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_header : undefined),
+    keyQuery: r.key_query ?? (r.dialect ? cfg.routes.dialects?.[r.dialect]?.key_query : undefined),
     store: r.store && {
       namespace: r.store.namespace, enabledBy: r.store.enabled_by, continues: r.store.continues,
       ttlMs: (r.store.ttl_s ?? 30 * 86400) * 1000, maxBytes: r.store.max_bytes ?? 16 << 20,
@@ -88,7 +90,8 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     modelSchemas,
     channel: (id) => byId.get(id),
     candidates: candidatesOf(index),
-    groupModels: (group) => [...new Set(channels.filter((c) => c.enabled && c.groups.has(group)).flatMap((c) => [...c.models]))].sort(),
+    servesAnywhere: servedAnywhere(channels),
+    groupEndpoints: endpointTypesOf(routes, channels),
   };
 }
 
@@ -114,8 +117,13 @@ function candidatesOf(index: Map<string, CompiledChannel[]>): (group: string, mo
   };
 }
 
-/** Whether an operation of a channel takes this model: it exists, and names the model or names none. */
-const serves = (op: CompiledOperation | undefined, model: string) => Boolean(op && (!op.models || op.models.has(model)));
+function servedAnywhere(channels: CompiledChannel[]): (model: string, operation: string) => boolean {
+  const pairs = new Set<string>();
+  for (const c of channels) {
+    for (const m of c.models) for (const [name, op] of c.operations) if (serves(op, m)) pairs.add(`${m}\u0000${name}`);
+  }
+  return (model, operation) => pairs.has(`${model}\u0000${operation}`);
+}
 
 function compileTaskRoute(t: NonNullable<Route['task']>, ms: number): CompiledTaskRoute {
   return {

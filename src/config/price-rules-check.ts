@@ -50,7 +50,7 @@ function checkTiers(tiers: Price['tiers'], ptr: string, at: Report): void {
 /** Every path of a usage declaration must be readable (routes.yaml `usage`, a dialect's, an operation's). */
 export function usagePathRules(u: UsagePaths, ptr: string, at: Report): void {
   const lists: [string, string[]][] = [['at', u.at], ['prompt_tokens', u.prompt_tokens], ['completion_tokens', u.completion_tokens],
-    ...Object.entries(u.details ?? {}).map(([k, v]): [string, string[]] => [`details/${k}`, v as string[]])];
+    ['seconds', u.seconds ?? []], ['units', u.units ?? []], ...Object.entries(u.details ?? {}).map(([k, v]): [string, string[]] => [`details/${k}`, v as string[]])];
   for (const [key, paths] of lists) paths.forEach((path, i) => { const bad = pathProblem(path); if (bad) at(`${ptr}/${key}/${i}`, bad); });
 }
 

@@ -1,5 +1,5 @@
-// Rules a route must keep beyond its schema: its dialect exists and has the parts its policy needs; the admin and
-// billing policies name one of their actions.
+// Rules a route must keep beyond its schema: its dialect exists and has the parts its policy needs (and a key in the
+// query stays out of what goes upstream); the admin and billing policies name one of their actions.
 import type { Diagnostic } from './diagnostics.js';
 import type { RoutesFile } from '../types/generated/routes.js';
 
@@ -13,6 +13,8 @@ export function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][nu
   if (r.store && r.policy === 'stream' && !d?.client?.conversation) at('error', `${p}/store`, 'a stream route with `store` needs a dialect whose client side has `conversation`');
   if (r.policy === 'stored' && !r.store) at('error', p, 'policy `stored` needs `store` (the namespace it reads)');
   if (r.policy === 'count_tokens' && !r.answer) at('error', p, 'policy `count_tokens` needs `answer`');
+  // A passthrough route sends the client's query upstream as it came: a key in it would reach the vendor.
+  if (r.policy === 'passthrough' && (r.key_query ?? d?.key_query)) at('error', r.key_query ? `${p}/key_query` : `${p}/dialect`, 'a `passthrough` route sends its query upstream: it cannot take the key in the query (`key_query`)');
 }
 
 const actions: Partial<Record<string, string[]>> = {

@@ -27,6 +27,8 @@ export interface CompiledRoute {
   method: string;
   path: string;
   operation: string;
+  /** The model list's name for this route (`endpoint_type`); absent: its id. */
+  endpointType?: string;
   policy: Route['policy'];
   /** Policy stream: every request streams, whatever its body says. */
   stream: boolean;
@@ -211,8 +213,13 @@ export interface Runtime {
   channel(id: string): CompiledChannel | undefined;
   /** Enabled channels for group + model, highest priority first. */
   candidates(group: string, model: string, operation: string): readonly CompiledChannel[];
-  /** Models a group can reach through at least one enabled channel. */
-  groupModels(group: string): string[];
+  /**
+   * Whether any channel, in any group and enabled or not, serves the model on the operation: what picks among routes
+   * sharing a path before the caller is known, so the pick depends on the configuration alone.
+   */
+  servesAnywhere(model: string, operation: string): boolean;
+  /** Models a group can call on some route, sorted, each with the endpoint types that serve it (endpoint-types.ts). */
+  groupEndpoints(group: string): ReadonlyMap<string, readonly string[]>;
 }
 
 export const defaultLimits: RouteLimitsResolved = {

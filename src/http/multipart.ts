@@ -137,6 +137,25 @@ export function isFile(v: unknown): v is FilePart {
   return typeof f.path === 'string' ? spooled.has(f.path) : typeof f.data === 'string';
 }
 
+/** A media type fit for a data URI (a client's type with a comma or parameters would break it). */
+const mediaType = (t: string) => (/^[\w.+-]+\/[\w.+-]+$/.test(t) ? t : 'application/octet-stream');
+
+/** A file's bytes (base64) as a data URI of its type. */
+export const dataUri = (part: FilePart, base64: string) => `data:${mediaType(part.content_type)};base64,${base64}`;
+
+/**
+ * A value as JSON text for a vendor, where a file part is never an object: inline data (a transform's `$toFile`)
+ * becomes its data URI, and an upload (which only a multipart body carries, as a file) fails the build, so neither
+ * its spool path nor its name ever reaches a vendor.
+ */
+export function jsonWithFiles(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => {
+    if (!isFile(v)) return v;
+    if (isSpooled(v)) throw new Error('an uploaded file cannot be sent inside a JSON value');
+    return dataUri(v, v.data ?? '');
+  });
+}
+
 /** A body to stream to a vendor: its length (for Content-Length) and a way to (re)open it for each attempt. */
 export interface StreamBody { length: number; contentType: string; open(): Readable }
 
@@ -151,7 +170,7 @@ export function encodeMultipart(body: Record<string, unknown>): StreamBody {
       const filename = v.filename.replace(/[\r\n"]/g, '_');
       pieces.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"; filename="${filename}"\r\ncontent-type: ${v.content_type.replace(/[\r\n]/g, '')}\r\n\r\n`), v, Buffer.from('\r\n'));
     } else {
-      pieces.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${typeof v === 'object' ? JSON.stringify(v) : String(v)}\r\n`));
+      pieces.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${typeof v === 'object' ? jsonWithFiles(v) : String(v)}\r\n`));
     }
   };
   for (const [k, v] of Object.entries(body)) {

@@ -24,9 +24,10 @@ export async function buildDocument(runtime: Runtime): Promise<Record<string, un
     const op = await operationOf(route, components, errors);
     if (!at[method]) { at[method] = op; continue; }
     // Routes sharing a path (each for its own operation, chosen by the model the path names): the first is the
-    // operation, the others its alternates, with their own request bodies.
+    // operation, the others its alternates, with their own request bodies and answers (their errors in their own
+    // shape, whatever the refusal: the model picks the route before anything is refused).
     const first = at[method] as Record<string, unknown>;
-    const alternate = { operationId: op.operationId, summary: op.summary, ...(op.requestBody ? { requestBody: op.requestBody } : {}) };
+    const alternate = { operationId: op.operationId, summary: op.summary, ...(op.requestBody ? { requestBody: op.requestBody } : {}), responses: op.responses };
     first['x-switchyard-alternates'] = [...(first['x-switchyard-alternates'] as unknown[] ?? []), alternate];
     first.description = `${first.description} The same path serves \`${route.id}\` for the models of its operation (${route.operation}).`;
   }

@@ -13,7 +13,8 @@ export interface AttemptLog { channel: string; status?: number; error?: string; 
  * the vendor reports apart (`details`: cache reads and writes, reasoning, audio, images; see billing/token-classes.ts).
  * A task's vendor may report the seconds of media it billed.
  */
-export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number; details?: UsageDetails; seconds?: number }
+/** `units`: the billable units the vendor reports (a rerank's search units), charged at a `per_call` price instead of those asked. */
+export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number; details?: UsageDetails; seconds?: number; units?: number }
 
 /** Counts by name (`cached`, `cache_write`, `cache_write_1h`, `input_audio`, `reasoning`, …), each part of a total. */
 export type UsageDetails = Record<string, number>;

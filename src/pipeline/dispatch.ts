@@ -7,7 +7,7 @@ import { send, UpstreamFailure, type UpstreamResponse } from '../transport/http-
 import { channelTarget, type ChannelCall } from '../transport/channel-target.js';
 import type { Gateway } from '../gateway.js';
 import type { Hold } from '../billing/reservation.js';
-import type { Exchange, Priced } from './exchange.js';
+import type { Checked, Exchange, Priced } from './exchange.js';
 import { orderCandidates } from './select-channel.js';
 import { retryAfterMs } from './circuit-breaker.js';
 
@@ -29,11 +29,12 @@ export const submitRetry: RetryRule = { status: (s) => s === 429 || s === 503 ||
 interface Last { status?: number; failure?: UpstreamFailure; retryAfter?: string }
 
 /** Throws upstream_error (502), no_available_channel (503), upstream_timeout (504), too_many_requests (429). */
-export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build, rule: RetryRule): Promise<Sent> {
+export async function dispatch(ex: Exchange, p: Checked, hold: Hold, build: Build, rule: RetryRule): Promise<Sent> {
   const { g, ctx } = ex;
   const all = g.runtime.candidates(p.token.group, p.model, p.route.operation);
-  // A follow-up on an earlier task must reach the vendor that holds that task.
-  const usable = p.pin ? all.filter((c) => c.id === p.pin) : orderCandidates(all).filter((c) => g.breakers.allow(c.id));
+  // A follow-up on an earlier task must reach the vendor that holds that task; files go only where they are carried.
+  const usable = (p.pin ? all.filter((c) => c.id === p.pin) : orderCandidates(all).filter((c) => g.breakers.allow(c.id)))
+    .filter((c) => !p.carriers || p.carriers.has(c.id));
   const cands = usable.slice(0, g.runtime.maxAttempts);
   if (!cands.length) throw unavailable(g, all.map((c) => c.id), p.model, Boolean(p.pin));
   let last: Last = {};
@@ -78,7 +79,7 @@ export async function dispatch(ex: Exchange, p: Priced, hold: Hold, build: Build
  * request continuing a kept answer passes untouched only to the channel whose vendor made it (another vendor does not
  * know its id): elsewhere it is translated from the kept conversation.
  */
-function operationFor(channel: CompiledChannel, p: Priced): CompiledOperation {
+export function operationFor(channel: CompiledChannel, p: Priced): CompiledOperation {
   const base = channel.operations.get(p.route.operation)!;
   if (!p.route.dialect || (p.previous && p.previous.kept_by !== channel.id)) return base;
   return channel.standIns.get(p.route.operation)?.find((o) => o.dialect === p.route.dialect && (!o.models || o.models.has(p.model))) ?? base;

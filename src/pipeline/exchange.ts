@@ -15,9 +15,8 @@ import type { SecretGrant } from '../realtime/client-secrets.js';
 /** `upgrade`: a WebSocket upgrade's socket and the bytes that came after its head (the `res` is written on that socket). */
 export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext; upgrade?: { socket: Duplex; head: Buffer; onClose?: () => void } }
 
-/** matchRoute → */
-/** `alternates`: further routes on the same method and path, for other operations (chooseByModel picks one). */
-export interface Matched { route: CompiledRoute; params: Record<string, string>; alternates?: CompiledRoute[] }
+/** matchRoute → the one route (where several share the path, the one its model picks) and the path's parameters. */
+export interface Matched { route: CompiledRoute; params: Record<string, string> }
 
 /** authenticate → the token; `grant` when a client secret of it was presented (what the secret allows). */
 export interface Caller extends Matched { token: TokenRecord; grant?: SecretGrant }
@@ -39,3 +38,9 @@ export interface Recalled extends Resolved { previous?: Conversation }
 
 /** price → the checked price inputs, the price they chose, and what may be reserved (the prompt estimate, for token prices). */
 export interface Priced extends Recalled { inputs: PriceInputs; chosen: ChosenPrice; amount: number; promptTokens: number }
+
+/**
+ * checkUploads → the channels whose vendor body carries every file the request sent (uploads.ts); undefined when it
+ * sent none, and any channel may take it.
+ */
+export interface Checked extends Priced { carriers?: ReadonlySet<string> }

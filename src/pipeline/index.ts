@@ -6,20 +6,21 @@ import { policyOf } from '../policies/index.js';
 import type { ProxiedPolicy } from '../policies/policy.js';
 import { reserve, settle, release } from '../billing/reservation.js';
 import type { Caller, Exchange, Resolved } from './exchange.js';
-import { chooseByModel, matchRoute } from './match-route.js';
+import { matchRoute } from './match-route.js';
 import { authenticate, authenticateAdmin } from './authenticate.js';
 import { rateLimit } from './rate-limit.js';
 import { readRequest } from './read-request.js';
 import { resolveModel } from './resolve-model.js';
 import { recall } from './recall.js';
 import { price } from './price.js';
+import { checkUploads, sendsFiles } from './uploads.js';
 import { dispatch, type Sent } from './dispatch.js';
 import { relayUpstreamError } from './upstream-error.js';
 import { traced } from '../tracing/tracing.js';
 import { GatewayError } from '../http/errors.js';
 
 export async function serve(ex: Exchange): Promise<void> {
-  const matched = matchRoute(ex);                                     // 404 not_found · 405 method_not_allowed
+  const matched = await matchRoute(ex);                               // 404 not_found · 405 · a shared path: its model picks the route
   const p = policyOf(matched.route);
   if (ex.upgrade && p.kind !== 'session') throw new GatewayError('invalid_request', 'This route does not take a WebSocket upgrade');
   if (p.kind === 'open' && !matched.route.auth) return p.answer(ex, matched); // /healthz, /readyz, /metrics, /console
@@ -27,16 +28,13 @@ export async function serve(ex: Exchange): Promise<void> {
     await traced(ex, 'authenticate', () => authenticateAdmin(ex, matched)); // 401 · 403 admin_key_required (a client token)
     return traced(ex, 'answer', () => p.answer(ex, matched));         // tokens, usage, tasks, channels, reload
   }
-  const authed = await traced(ex, 'authenticate', () => authenticate(ex, matched)); // 401 invalid_api_key
-  const caller = matched.alternates ? await chooseByModel(ex, authed) : authed; // one path, several operations: the path's model picks
-  const q = caller === authed ? p : policyOf(caller.route);
-  const limited = traced(ex, 'rate_limit', () => rateLimit(ex, caller, q.kind === 'proxied')); // 429 too_many_requests (requests; tokens on proxied routes)
+  const caller = await traced(ex, 'authenticate', () => authenticate(ex, matched)); // 401 invalid_api_key
+  const limited = traced(ex, 'rate_limit', () => rateLimit(ex, caller, p.kind === 'proxied')); // 429 too_many_requests (requests; tokens on proxied routes)
   if (limited) await limited;                                         // (in memory, mostly: no wait)
-  if (q.kind === 'open') return traced(ex, 'answer', () => q.answer(ex, matched));
-  if (q.kind === 'local') return traced(ex, 'answer', () => q.answer(ex, caller)); // models, tasks, downloads, kept answers, token counts, billing
-  if (q.kind === 'proxied') return proxy(ex, caller, q.policy);
-  if (q.kind === 'session') return q.open(ex, caller);               // a live WebSocket session: 426 without an upgrade (realtime/)
-  throw new Error(`route ${caller.route.id} shares its path but is not served per model`);
+  if (p.kind === 'open') return traced(ex, 'answer', () => p.answer(ex, matched));
+  if (p.kind === 'local') return traced(ex, 'answer', () => p.answer(ex, caller)); // models, tasks, downloads, kept answers, token counts, billing
+  if (p.kind === 'proxied') return proxy(ex, caller, p.policy);
+  return p.open(ex, caller);                                          // a live WebSocket session: 426 without an upgrade (realtime/)
 }
 
 async function proxy(ex: Exchange, caller: Caller, policy: ProxiedPolicy): Promise<void> {
@@ -44,9 +42,10 @@ async function proxy(ex: Exchange, caller: Caller, policy: ProxiedPolicy): Promi
   const resolved = await traced(ex, 'resolve_model', () => resolveModel(ex, inbound)); // 400 · 403 model_not_allowed · 404 model_not_found
   const recalled = continues(resolved) ? await traced(ex, 'recall', () => recall(ex, resolved)) : resolved; // 404 · 400: the kept conversation it continues
   const priced = traced(ex, 'price', () => price(ex, recalled));     // 400 invalid_request naming the price field
-  const hold = await traced(ex, 'reserve', () => reserve(ex, priced, policy.scope)); // 403 insufficient_user_quota · 429 (task slots)
+  const checked = policy.mapsFiles && sendsFiles(priced) ? await traced(ex, 'uploads', () => checkUploads(ex, priced)) : priced; // 400 naming a file no channel carries
+  const hold = await traced(ex, 'reserve', () => reserve(ex, checked, policy.scope)); // 403 insufficient_user_quota · 429 (task slots)
   try {
-    const sent = await traced(ex, 'dispatch', () => dispatch(ex, priced, hold, policy.build, policy.retry)); // 429 · 502 · 503 · 504, failover before the head
+    const sent = await traced(ex, 'dispatch', () => dispatch(ex, checked, hold, policy.build, policy.retry)); // 429 · 502 · 503 · 504, failover before the head
     if (policy.relayErrors && failed(sent)) await traced(ex, 'relay_error', () => relayUpstreamError(sent)); // the vendor's 4xx with its status; its 5xx as 502
     const bill = await traced(ex, 'respond', () => policy.respond(ex, priced, sent, hold)); // the answer: JSON, SSE, bytes or a task
     await traced(ex, 'settle', () => settle(ex, priced, hold, bill)); // charge ≤ reservation; a task settles when it ends

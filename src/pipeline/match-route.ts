@@ -1,32 +1,35 @@
-// Stage: the route for a method and path (the query is not part of the match).
+// Stage: the route for a method and path (the query is not part of the match). Where routes share a path, each for
+// its own operation, the model the path names picks one here, before anything is refused: every refusal of the
+// request, authentication's included, then comes in that one route's shape.
 import { GatewayError } from '../http/errors.js';
-import type { Caller, Exchange, Matched } from './exchange.js';
+import type { RouteMatch } from '../http/route-table.js';
+import type { CompiledRoute } from '../config/runtime.js';
+import type { Exchange, Matched } from './exchange.js';
 
-/** Throws not_found (404) or method_not_allowed (405). */
-export function matchRoute(ex: Exchange): Matched {
+/** Throws not_found (404), method_not_allowed (405), or invalid_request (400) where a shared path's model cannot be read. */
+export async function matchRoute(ex: Exchange): Promise<Matched> {
   const m = ex.g.routes.match(ex.ctx.method, pathOf(ex.ctx.url));
   ex.ctx.route = m.route;
-  return m;
+  if (m.alternates) ex.ctx.route = await chooseByModel(ex, m);
+  return { route: ex.ctx.route, params: m.params };
 }
 
 /**
- * Among routes sharing a method and path (each for its own operation), the first whose operation a channel of the
- * caller's group serves for the model the path names (their `model_expr` reads only $params and $query); none: the
- * first, which answers model_not_found as usual.
+ * The first route whose operation some channel serves the path's model on (their `model_expr` reads only $params
+ * and $query); none: the first, which answers model_not_found as usual. The caller is not known yet, so the pick
+ * does not depend on the token's group: one that cannot use the model hears so in the shape of the route it named.
  */
-export async function chooseByModel(ex: Exchange, c: Caller): Promise<Caller> {
-  const all = [c.route, ...(c.alternates ?? [])];
-  const model = await modelOfPath(ex, c);
-  const route = (model && all.find((r) => ex.g.runtime.candidates(c.token.group, model, r.operation).length)) || c.route;
-  ex.ctx.route = route;
-  return { ...c, route, alternates: undefined };
+async function chooseByModel(ex: Exchange, m: RouteMatch): Promise<CompiledRoute> {
+  const model = await modelOfPath(ex, m);
+  if (!model) return m.route;
+  return [m.route, ...m.alternates!].find((r) => ex.g.runtime.servesAnywhere(model, r.operation)) ?? m.route;
 }
 
-async function modelOfPath(ex: Exchange, c: Caller): Promise<string | undefined> {
-  if (c.route.model) return c.route.model;
-  const m = await c.route.modelExpr?.run({}, { params: c.params, query: queryOf(ex.ctx.url) })
+async function modelOfPath(ex: Exchange, m: RouteMatch): Promise<string | undefined> {
+  if (m.route.model) return m.route.model;
+  const found = await m.route.modelExpr?.run({}, { params: m.params, query: queryOf(ex.ctx.url) })
     .catch(() => { throw new GatewayError('invalid_request', 'The model cannot be determined from this path'); });
-  return typeof m === 'string' ? m : undefined;
+  return typeof found === 'string' ? found : undefined;
 }
 
 export const pathOf = (url: string) => {

@@ -13,7 +13,7 @@ import type { Exchange, Priced, Recalled } from './exchange.js';
  */
 export function price(ex: Exchange, r: Recalled): Priced {
   const chosen = choosePrice(ex.g.runtime.prices.get(r.model)!, r.body);
-  const inputs = readPriceInputs(r.route.priceInputs, r.price, r.body);
+  const inputs = readPriceInputs(r.route.priceInputs, r.price, r.body, ex.g.runtime.promptBytesPerToken);
   const promptBytes = r.raw.length + (r.previous?.bytes ?? 0);
   const { amount, promptTokens } = reservationFor(chosen, r.price, inputs, promptBytes, ex.g.runtime.promptBytesPerToken);
   return { ...clamp(ex, r, inputs.clamped), chosen, inputs, amount, promptTokens };

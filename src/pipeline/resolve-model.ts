@@ -74,8 +74,13 @@ async function swapRefs(g: Gateway, i: Inbound): Promise<{ body: Record<string, 
   return { body, pin };
 }
 
-/** Models a token may list: its group's reachable models, narrowed by its allow-list. */
-export function visibleModels(g: Gateway, token: TokenRecord): string[] {
-  const all = g.runtime.groupModels(token.group).filter((m) => g.runtime.models.has(m) && !g.runtime.models.get(m)!.hidden);
-  return token.models ? all.filter((m) => token.models!.includes(m)) : all;
+/** Models a token may list, each with the endpoint types that serve it: its group's callable models, narrowed by its allow-list. */
+export function visibleModels(g: Gateway, token: TokenRecord): { id: string; endpoints: readonly string[] }[] {
+  const out: { id: string; endpoints: readonly string[] }[] = [];
+  for (const [id, endpoints] of g.runtime.groupEndpoints(token.group)) {
+    const priced = g.runtime.models.get(id);
+    if (!priced || priced.hidden || (token.models && !token.models.includes(id))) continue;
+    out.push({ id, endpoints });
+  }
+  return out;
 }

@@ -28,9 +28,20 @@ async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Bill> {
     ? await sent.op.response.run(parsed, { ...bindings(ex, p, sent.upstreamModel), model: p.model, upstream_model: sent.upstreamModel, request: p.body })
     : parsed;
   sendJson(ex.res, 200, answer, { 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
-  if (!tokenPriced(p.chosen)) return p.amount;
   const own = vendorUsage(sent.op);
-  return usageOf(ex, p, own ? readUsage(own, parsed) : readUsage(unifiedUsage(ex.g, p.route.operation), answer));
+  const paths = own ?? unifiedUsage(ex.g, p.route.operation);
+  if (!tokenPriced(p.chosen)) return reportedUnits(ex, paths.units.length ? readUsage(paths, own ? parsed : answer) : undefined) ?? p.amount;
+  return usageOf(ex, p, readUsage(paths, own ? parsed : answer));
+}
+
+/**
+ * A price per unit is charged the units the vendor reports it billed (a rerank's search units), where its usage paths
+ * name them; otherwise (or when the answer carries none) the exact price of the units asked, which was reserved.
+ */
+function reportedUnits(ex: Exchange, usage: Usage | undefined): Bill | undefined {
+  if (usage?.units === undefined) return undefined;
+  ex.ctx.usage = usage;
+  return usage;
 }
 
 /**
@@ -43,4 +54,4 @@ function usageOf(ex: Exchange, p: Priced, usage: Usage | undefined): Bill {
   return ex.ctx.usage;
 }
 
-export const json: ProxiedPolicy = { body: 'json', scope: 'request', retry: idempotentRetry, relayErrors: true, build, respond };
+export const json: ProxiedPolicy = { body: 'json', scope: 'request', retry: idempotentRetry, relayErrors: true, build, mapsFiles: true, respond };

@@ -13,6 +13,11 @@ export interface ProxiedPolicy {
   /** Whether an upstream error status is turned into the gateway's error (false: the policy relays it as it is). */
   relayErrors: boolean;
   build: Build;
+  /**
+   * Whether `build` maps the body with buildCall (src/transform/build-call.ts), whose files (uploads) a vendor body
+   * must carry: the pipeline then checks every channel for them before reserving (src/pipeline/uploads.ts).
+   */
+  mapsFiles?: boolean;
   respond(ex: Exchange, p: Priced, sent: Sent, hold: Hold): Promise<Bill>;
 }
 

@@ -143,4 +143,4 @@ function bill(ex: Exchange, p: Priced, a: Answered): Bill {
   return ctx.usage;
 }
 
-export const relay: ProxiedPolicy = { body: 'json', scope: 'request', retry: idempotentRetry, relayErrors: true, build, respond };
+export const relay: ProxiedPolicy = { body: 'json', scope: 'request', retry: idempotentRetry, relayErrors: true, build, mapsFiles: true, respond };

@@ -70,4 +70,4 @@ function rejection(r: unknown): GatewayError {
 
 const bounded = (s: string) => (s.length > 500 ? `${s.slice(0, 500)}…` : s);
 
-export const taskSubmit: ProxiedPolicy = { body: 'json', scope: 'durable', retry: submitRetry, relayErrors: true, build, respond };
+export const taskSubmit: ProxiedPolicy = { body: 'json', scope: 'durable', retry: submitRetry, relayErrors: true, build, mapsFiles: true, respond };

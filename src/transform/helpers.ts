@@ -1,5 +1,7 @@
 // Vendor-neutral JSONata functions available to every transform.
 import { randomUUID } from 'node:crypto';
+import { isFile, isSpooled } from '../http/multipart.js';
+import { base64Of } from './uploads.js';
 
 export const helperFunctions: Record<string, { impl: (...args: any[]) => unknown; signature?: string }> = {
   // Unix seconds now; vendors disagree on time units, transforms convert with this.
@@ -16,6 +18,13 @@ export const helperFunctions: Record<string, { impl: (...args: any[]) => unknown
       return { filename: `${name ?? 'file'}.${type.split('/')[1] ?? 'bin'}`, content_type: type, size: Math.floor((data.length * 3) / 4), data };
     },
     signature: '<x-s?:x>',
+  },
+  // A file's bytes as base64, for vendors that take them bare inside JSON: a data URI's data (the form a JSON vendor's
+  // transform sees a client's file in, src/transform/uploads.ts), a file part's (an upload of this request read from
+  // its spool file, inline data its own); anything else (a URL, a lookalike object) is undefined.
+  fileBase64: {
+    impl: (v: unknown) => (typeof v === 'string' ? /^data:[^,]*;base64,(.*)$/s.exec(v)?.[1] : isSpooled(v) ? base64Of(v) : isFile(v) ? v.data : undefined),
+    signature: '<x-:s>',
   },
   // Splits a list into runs of neighbours, in one pass: item i joins the run before it when joins[i] is true and keys[i]
   // equals keys[i - 1] (keys and joins made with $map). JSONata has no linear way to fold a list into groups: $reduce

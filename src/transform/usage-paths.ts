@@ -12,6 +12,8 @@ export interface CompiledUsagePaths {
   at: Path[]; prompt: Path[]; completion: Path[]; details: [string, Path[]][]; events: Set<string>; keys: string[];
   /** Where the seconds of media the vendor billed sit (a transcription's). */
   seconds: Path[];
+  /** Where the billable units the vendor reports sit (a rerank's search units), summed. */
+  units: Path[];
 }
 
 export function compileUsagePaths(u: UsagePaths): CompiledUsagePaths {
@@ -21,6 +23,7 @@ export function compileUsagePaths(u: UsagePaths): CompiledUsagePaths {
     details: Object.entries(u.details ?? {}).map(([name, paths]) => [name, (paths as string[]).map(compilePath)]),
     events: new Set(u.events ?? []), keys: [...new Set(at.map((p) => `"${p[0].key}"`))],
     seconds: (u.seconds ?? []).map(compilePath),
+    units: (u.units ?? []).map(compilePath),
   };
 }
 
@@ -55,10 +58,12 @@ export function readUsage(paths: CompiledUsagePaths, answer: unknown, before?: U
   const completion = sum(found, paths.completion);
   const details = readDetails(found, paths.details, before?.details);
   const seconds = paths.seconds.length ? secondsAt(found, paths.seconds) ?? before?.seconds : undefined;
-  if (prompt === undefined && completion === undefined && details === before?.details && seconds === before?.seconds) return before;
+  const units = paths.units.length ? sum(found, paths.units) ?? before?.units : undefined;
+  if (prompt === undefined && completion === undefined && details === before?.details && seconds === before?.seconds && units === before?.units) return before;
   const usage: Usage = { prompt_tokens: prompt ?? before?.prompt_tokens ?? 0, completion_tokens: completion ?? before?.completion_tokens ?? 0 };
   if (details) usage.details = details;
   if (seconds !== undefined) usage.seconds = seconds;
+  if (units !== undefined) usage.units = units;
   return usage;
 }
 

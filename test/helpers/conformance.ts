@@ -15,7 +15,7 @@ export type Via =
   | 'embeddings' | 'image' | 'image-edit' | 'gemini-image'
   | 'video' | 'sora' | 'vendork' | 'vendork-i2v' | 'alpha-text2video' | 'alpha-img2video' | 'alpha-start-end2video' | 'alpha-reference2video'
   | 'visual' | 'midjourney' | 'suno-music' | 'suno-lyrics'
-  | 'speech' | 'transcription' | 'translation' | 'realtime';
+  | 'speech' | 'transcription' | 'translation' | 'realtime' | 'rerank' | 'moderation';
 
 export interface Row {
   model: string;
@@ -183,6 +183,9 @@ export async function send(stack: Stack, key: string, row: Row, marker: string) 
     case 'transcription': return upload(stack, key, '/v1/audio/transcriptions', row);
     case 'translation': return upload(stack, key, '/v1/audio/translations', row);
     case 'realtime': return realtime(stack, key, row, text);
+    // The text is the query (directives and all); the documents are the row's.
+    case 'rerank': return post('/v1/rerank', { model: row.model, query: text, documents: ['a document'], ...b });
+    case 'moderation': return post('/v1/moderations', { model: row.model, input: text, ...b });
   }
 }
 

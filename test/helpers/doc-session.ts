@@ -1,6 +1,7 @@
 // A page's runnable blocks as a reader runs them: in order, in one bash session (variables and background processes
 // carry from block to block), in a directory that looks like the checkout (its files linked, its data/ its own), with
-// the demo's ports put in place of 3000 and 4010, a key from the token CLI in $KEY and the admin key in admin.key.
+// the demo's ports put in place of 3000 and 4010, a key as the quick start makes one in $KEY and the admin key in
+// admin.key.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,8 +32,24 @@ curl() {
   command curl --fail-with-body --show-error --no-progress-meter "$@"
 }
 trap 'echo "::failed:: $__block (exit $?)" >&2' ERR
-KEY=$(node dist/src/cli.js token create --group default --quota 1000000 | tail -n1)
 `;
+
+/**
+ * A fresh key for a page, the token the quick start's `token create --group default --quota 1000000` makes, made
+ * through the demo's admin API (the same TokenAdmin as the CLI): the CLI loads the whole config in a process of its
+ * own, about a second a page.
+ */
+async function pageKey(demo: Demo): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${demo.port}/admin/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${demo.env.SWITCHYARD_ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ group: 'default', quota: 1_000_000 }),
+  });
+  const body = await res.text();
+  const key = res.status === 201 ? (JSON.parse(body) as { key?: unknown }).key : undefined;
+  if (typeof key !== 'string' || !/^[\w-]+$/.test(key)) throw new Error(`the demo made no token: HTTP ${res.status} ${body.slice(0, 300)}`);
+  return key;
+}
 
 /** The ports a block names, moved to free ones: the demo's own for 3000 and 4010, fresh ones for 3001-3009 and 7000-7009. */
 export async function portMap(demo: Demo): Promise<Map<string, string>> {
@@ -58,7 +75,7 @@ function sessionDir(demo: Demo): string {
 export async function runSession(blocks: Block[], demo: Demo, timeoutMs = 240_000): Promise<SessionResult> {
   const dir = sessionDir(demo);
   const ports = await portMap(demo);
-  const parts = [prelude];
+  const parts = [prelude, `KEY='${await pageKey(demo)}'`];
   for (const b of blocks) {
     const at = `${b.file}:${b.line}`;
     parts.push(`__block='${at}'`, `echo "::block:: ${at}" >&2`);

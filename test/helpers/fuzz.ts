@@ -35,8 +35,13 @@ const geminiStatus: Record<string, string> = {
   request_too_large: 'INVALID_ARGUMENT',
 };
 
-/** A Gemini path answers what it refuses before its model chooses a route (a bad key) in Google's shape. */
-const googleShaped = (route: RouteDef, j: any) => route.path.startsWith('/v1beta/models') && typeof j?.error?.code === 'number' && 'status' in j.error;
+/**
+ * Google's shape where the request may reach a Gemini route: the route is one, or shares its path with one and the
+ * request's path names another model than the route's own (an odd one picks the first route on the path). With its
+ * own model, a route on a shared path answers every refusal in its own shape.
+ */
+const googleShaped = (route: RouteDef, h: Hostile, j: any) => typeof j?.error?.code === 'number' && 'status' in j.error
+  && (isGemini(route) || (h.path.split('?')[0] !== pathWith(route) && routes.some((o) => isGemini(o) && o.method === route.method && o.path === route.path)));
 
 /** Google's error shape exactly: the HTTP status as `code`, the message ending with the request id of the header. */
 function assertGeminiError(r: Reply, where: string, status?: string): string {
@@ -227,7 +232,7 @@ export function assertRefusal(route: RouteDef, r: Reply, where: string, code: st
     return j.message;
   }
   if (isMessages(route)) return assertMessagesError(r, where, messagesType[code] ?? assert.fail(`no Messages error type for ${code}`));
-  if (isGemini(route) || googleShaped(route, j)) return assertGeminiError(r, where, geminiStatus[code] ?? assert.fail(`no Gemini status for ${code}`));
+  if (isGemini(route)) return assertGeminiError(r, where, geminiStatus[code] ?? assert.fail(`no Gemini status for ${code}`));
   assertShapeA(r, where, code);
   return j.error.message;
 }
@@ -248,8 +253,8 @@ export function assertContract(route: RouteDef, h: Hostile, r: Reply, secrets: s
   try { j = JSON.parse(r.text); } catch { assert.fail(`4xx body is not JSON: ${where}`); }
   assert.ok(j && typeof j === 'object' && !Array.isArray(j), `4xx body is not an object: ${where}`);
   const keys = Object.keys(j).sort().join(',');
-  // A Gemini path answers in Google's shape whichever of its routes the model chooses; a wrong method, in Shape A.
-  if (keys === 'error') return googleShaped(route, j) ? void assertGeminiError(r, where) : assertShapeA(r, where);
+  // A wrong method, or a path no route matches, answers in Shape A: there is no route to give its own.
+  if (keys === 'error') return googleShaped(route, h, j) ? void assertGeminiError(r, where) : assertShapeA(r, where);
   if (r.status === 429 && route.task?.saturated_shape === 'B' && keys === 'code,data,message') {
     assert.equal(j.code, 'too_many_requests', where);
     assert.equal(j.data, null, where);

@@ -150,6 +150,12 @@ export interface UsagePaths {
    */
   completion_tokens: string[];
   /**
+   * Paths in the usage object summed into the billable units the vendor reports it billed (Cohere's `search_units`): a `per_call` price is charged per unit reported instead of per unit asked (the reservation, from `price_inputs.items` or `units`, still caps it).
+   *
+   * @minItems 1
+   */
+  units?: [string, ...string[]];
+  /**
    * Parts of the totals by class, each the first of its paths present. `cache_write_<lifetime>` (e.g. `cache_write_5m`, `cache_write_1h`) are the parts of `cache_write` the vendor reports by lifetime.
    */
   details?: {

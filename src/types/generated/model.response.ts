@@ -20,4 +20,10 @@ export interface Model {
    * The model's `owned_by` in channels.yaml, else switchyard.
    */
   owned_by: string;
+  /**
+   * The endpoints that can call this model for the caller's group, sorted: the `endpoint_type` of each route in routes.yaml whose operation a channel of the group serves for it (e.g. openai, openai-response, anthropic, gemini, embeddings, image-generation, openai-video; a route without one: its id). new-api's extension field; clients that do not know it ignore it.
+   *
+   * @minItems 1
+   */
+  supported_endpoint_types: [string, ...string[]];
 }

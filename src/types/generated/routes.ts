@@ -122,13 +122,17 @@ export interface Route {
    */
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /**
-   * Path; `{name}` segments capture parameters. Several routes may share a method and path when each names its own operation and a `model_expr` over the path: the first whose operation a channel of the caller's group serves for that model answers (e.g. Gemini's generateContent for image and for chat models).
+   * Path; `{name}` segments capture parameters. Several routes may share a method and path when each names its own operation and a `model_expr` over the path: the first whose operation some channel serves that model on (any group, enabled or not) answers, picked before the key is read, so every refusal comes in that route's shape (e.g. Gemini's generateContent for image and for chat models); `switchyard check` refuses a model served on two of the path's operations.
    */
   path: string;
   /**
    * The operation channels implement for this route (defaults to the route id).
    */
   operation?: string;
+  /**
+   * What the model list (`GET /v1/models`) calls this route in each model's `supported_endpoint_types`, on a route that calls a model (policies stream, json, passthrough, relay, realtime, client_secret, count_tokens, and task submits): a model is listed with the types of the routes whose operation a channel of the caller's group serves for it, and a model no such route serves is not listed. Routes of one API share a type (e.g. `openai` for chat completions, `anthropic` for Messages and its token count); default: the route id.
+   */
+  endpoint_type?: string;
   /**
    * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `relay` (a JSON or multipart request whose answer streams back as it comes: audio bytes, text, JSON or SSE events, its usage read on the way; see `audio`), `realtime` (a WebSocket relayed to the vendor's, billed per response; see `realtime`), `client_secret` (mints a short-lived secret of the caller's token for a browser; see `client_secret`), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data).
    */
@@ -186,12 +190,20 @@ export interface Route {
    */
   error_answer?: string;
   /**
-   * The client dialect of this route (a key of `dialects`); absent: the unified format (OpenAI chat). Its `key_header` and `error` apply to the route.
+   * The client dialect of this route (a key of `dialects`); absent: the unified format (OpenAI chat). Its `key_header`, `key_query` and `error` apply to the route.
    */
   dialect?: string;
+  /**
+   * A request header that may carry the API key instead of `Authorization: Bearer` (lower case, e.g. x-goog-api-key), for a route in a vendor's format without a dialect; instead of its dialect's `key_header`.
+   */
+  key_header?: string;
+  /**
+   * A query parameter that may carry the API key when neither Authorization nor `key_header` does (e.g. Gemini's `?key=`); instead of its dialect's `key_query`. Not on a `passthrough` route, which sends the query upstream.
+   */
+  key_query?: string;
   store?: ConversationStore;
   /**
-   * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model), or of a `models` route in a dialect's own shape (bindings $models: the caller's models as [{id, owned_by, max_output_tokens?}] for the list; $model: that object for the one model the path names) (see schemas/transform/json-answer.json).
+   * JSONata run on {}: the answer of a `count_tokens` route (bindings $tokens: the estimate, $model), or of a `models` route in a dialect's own shape (bindings $models: the caller's models as [{id, owned_by, supported_endpoint_types, max_output_tokens?}] for the list; $model: that object for the one model the path names) (see schemas/transform/json-answer.json).
    */
   answer?: string;
   /**
@@ -302,6 +314,18 @@ export interface PriceInputs {
    * @minItems 1
    */
   characters?: [string, ...string[]];
+  /**
+   * Arrays whose length counts the request's billable items (a rerank's `documents`), the first present one counting: the units are that count over the model's `price.units.per_items`, rounded up (a `per_call` price is then per unit, e.g. per search of up to 100 documents); with the model's `price.units.item_tokens`, an item longer than that many tokens (estimated from its bytes at `billing.prompt_bytes_per_token`, the `item_context` fields' bytes added to each) counts once per chunk begun. Bounded by the model's `price.units`; outside them is 400 naming the field.
+   *
+   * @minItems 1
+   */
+  items?: [string, ...string[]];
+  /**
+   * Fields sent beside every item of `items` (a rerank's `query`, scored with each document): their bytes count toward each item's length when the model's `price.units.item_tokens` splits long items into chunks.
+   *
+   * @minItems 1
+   */
+  item_context?: [string, ...string[]];
   /**
    * Uploaded files (multipart) whose audio duration, read from the file's own header (WAV, MP3, FLAC, Ogg, MP4/M4A, WebM), is the billable seconds: a `per_second` price reserves exactly it, an `input_tokens_per_second` price its tokens; a file whose duration cannot be read is refused with 400 before anything is reserved (bounds: the model's `price.seconds`).
    *
@@ -627,6 +651,12 @@ export interface UsagePaths {
    * @minItems 0
    */
   completion_tokens: string[];
+  /**
+   * Paths in the usage object summed into the billable units the vendor reports it billed (Cohere's `search_units`): a `per_call` price is charged per unit reported instead of per unit asked (the reservation, from `price_inputs.items` or `units`, still caps it).
+   *
+   * @minItems 1
+   */
+  units?: [string, ...string[]];
   /**
    * Parts of the totals by class, each the first of its paths present. `cache_write_<lifetime>` (e.g. `cache_write_5m`, `cache_write_1h`) are the parts of `cache_write` the vendor reports by lifetime.
    */

@@ -247,6 +247,14 @@ export interface Price {
    */
   units?: {
     /**
+     * Items one unit covers, for a route counting items (`price_inputs.items`, a rerank's documents): the units are the items over this, rounded up (Cohere: a search is up to 100 documents; default 1).
+     */
+    per_items?: number;
+    /**
+     * Tokens one item may have before it counts as several (the vendor splits it into chunks of this many, each billed as an item; Cohere: 500 with the query). The reservation estimates each item's tokens from its bytes; the charge is what the vendor reports.
+     */
+    item_tokens?: number;
+    /**
      * Smallest value accepted (default 1).
      */
     min?: number;
@@ -541,6 +549,12 @@ export interface UsagePaths {
    * @minItems 0
    */
   completion_tokens: string[];
+  /**
+   * Paths in the usage object summed into the billable units the vendor reports it billed (Cohere's `search_units`): a `per_call` price is charged per unit reported instead of per unit asked (the reservation, from `price_inputs.items` or `units`, still caps it).
+   *
+   * @minItems 1
+   */
+  units?: [string, ...string[]];
   /**
    * Parts of the totals by class, each the first of its paths present. `cache_write_<lifetime>` (e.g. `cache_write_5m`, `cache_write_1h`) are the parts of `cache_write` the vendor reports by lifetime.
    */
