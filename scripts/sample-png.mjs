@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `node scripts/sample-png.mjs FILE [WIDTH] [HEIGHT]`: writes a plain PNG (a solid colour, default 1280×720) to use
-// as an input in the README's examples (image edits, reference images), so they need no file from elsewhere.
+// as an input in the docs' examples (image edits, reference images), so they need no file from elsewhere.
 import { writeFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 

@@ -7,7 +7,7 @@
 // capacity. The limit is the live heap times a factor V8 picks from its measured GC speed, often 1.3-1.9 on a busy
 // host; with the gateway's ~28 MB of live heap that leaves less headroom than the young generation (~32 MB), so
 // every young collection became a full one: 13 mark-compacts per 200 MB and 2.5-3x the CPU of a bare node:http
-// relay (bench `download`, README "Performance"). A fixed factor of 3 keeps 2x the live heap as headroom: no full
+// relay (bench `download`, docs/contributors/performance.md). A fixed factor of 3 keeps 2x the live heap as headroom: no full
 // collections during a download, at most ~2x the live heap of extra garbage before one.
 // SWITCHYARD_HEAP_GROWING_PERCENT overrides it; 0 restores V8's own choice.
 import { setFlagsFromString } from 'node:v8';

@@ -1,4 +1,5 @@
-// Claude Code at its defaults against the gateway: ANTHROPIC_BASE_URL and a gateway key, nothing else. One plain
+// Claude Code at its defaults against the gateway: ANTHROPIC_BASE_URL and a gateway key, nothing else (as the recipe,
+// docs/recipes/coding-agents.md, sets them). One plain
 // turn and one tool round trip on a Messages vendor (claude-sonnet-4-5 on sim_anthropic: bytes untouched), and a tool
 // round trip on a chat vendor (gpt-4o-mini on sim_openai: Messages translated to chat completions and back). The
 // Messages requests it sent are kept, normalised, in test/golden/agents/claude-code/, and so is what the chat vendor
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import type { Stack } from './helpers/stack.js';
 import { agents, agentStack, installAgent, runAgent, skipUnlessInstalled, type Capture } from './helpers/agents.js';
 import { chatShape, keepGolden, messagesShape, normalise } from './helpers/agent-golden.js';
+import { recipeEnv } from './helpers/agent-settings.js';
 
 const install = installAgent(agents.claude);
 const skip = skipUnlessInstalled(install, 'Claude Code');
@@ -31,7 +33,7 @@ async function claude(prompt: string, model: string) {
   const cwd = mkdtempSync(join(tmpdir(), 'switchyard-claude-work-'));
   writeFileSync(join(cwd, 'notes.txt'), 'the launch code is 4242\n');
   const r = await runAgent(install.bin!, ['-p', prompt, '--model', model, '--output-format', 'json'], {
-    home, cwd, env: { ANTHROPIC_BASE_URL: front.url, ANTHROPIC_API_KEY: key }, timeoutMs: 90_000,
+    home, cwd, env: recipeEnv('claude-code', front.url, key), timeoutMs: 90_000, // ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY
   });
   assert.equal(r.code, 0, r.stderr + r.stdout);
   const turns = front.requests.filter((q) => q.path === '/v1/messages' || q.path.startsWith('/v1/messages?'));

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Stack } from './helpers/stack.js';
 import { agents, agentStack, installAgent, runAgent, skipUnlessInstalled, type Capture, type Captured } from './helpers/agents.js';
 import { keepGolden, normalise } from './helpers/agent-golden.js';
+import { recipeEnv, recipeText } from './helpers/agent-settings.js';
 
 const install = installAgent(agents.codex);
 const skip = skipUnlessInstalled(install, 'Codex CLI');
@@ -24,21 +25,12 @@ before(async () => {
 });
 after(async () => { await front?.close(); await stack?.close(); });
 
-/** The README's settings, word for word but the URL: a provider entry and the model to use. */
+/** The recipe's settings (docs/recipes/coding-agents.md), word for word but the URL and the model: a provider entry. */
 function codexHome(model: string): string {
   const home = mkdtempSync(join(tmpdir(), 'switchyard-codex-home-'));
   mkdirSync(join(home, '.codex'));
-  writeFileSync(join(home, '.codex', 'config.toml'), [
-    `model = "${model}"`,
-    'model_provider = "switchyard"',
-    '',
-    '[model_providers.switchyard]',
-    'name = "Switchyard"',
-    `base_url = "${front.url}/v1"`,
-    'env_key = "SWITCHYARD_API_KEY"',
-    'wire_api = "responses"',
-    '',
-  ].join('\n'));
+  const config = recipeText('codex-config', front.url).replace(/^model = "[^"]*"/m, `model = "${model}"`);
+  writeFileSync(join(home, '.codex', 'config.toml'), config);
   return home;
 }
 
@@ -49,7 +41,7 @@ async function codex(model: string, prompt: string): Promise<{ out: string; sent
   writeFileSync(join(cwd, 'notes.txt'), 'remember the milk\n');
   const last = join(home, 'last-message.txt');
   const r = await runAgent(install.bin!, ['exec', '--skip-git-repo-check', '--ephemeral', '-o', last, prompt], {
-    home, cwd, env: { SWITCHYARD_API_KEY: key }, timeoutMs: 90_000,
+    home, cwd, env: recipeEnv('codex-run', front.url, key), timeoutMs: 90_000, // SWITCHYARD_API_KEY
   });
   assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`.slice(-3000));
   const sent = front.requests.filter((q) => q.path === '/v1/responses');

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import type { Stack } from './helpers/stack.js';
 import { agents, agentStack, installAgent, runAgent, skipUnlessInstalled, type Capture, type Captured } from './helpers/agents.js';
 import { keepGolden, messagesShape, normalise, type Json } from './helpers/agent-golden.js';
+import { recipeEnv, recipeText } from './helpers/agent-settings.js';
 
 const install = installAgent(agents.gemini);
 const skip = skipUnlessInstalled(install, 'Gemini CLI');
@@ -25,25 +26,19 @@ before(async () => {
 });
 after(async () => { await front?.close(); await stack?.close(); });
 
-/** The settings a user writes once (~/.gemini/settings.json): API-key auth; no telemetry, update checks or IDE. */
-const settings = {
-  security: { auth: { selectedType: 'gemini-api-key' } },
-  general: { disableAutoUpdate: true, disableUpdateNag: true },
-  privacy: { usageStatisticsEnabled: false },
-  telemetry: { enabled: false },
-  ide: { enabled: false },
-};
+/** The settings a user writes once (~/.gemini/settings.json), from the recipe: API-key auth; no telemetry, update checks or IDE. */
+const settings = () => recipeText('gemini-settings', front.url);
 
 async function gemini(prompt: string, extra: string[], files: Record<string, string> = {}) {
   const home = mkdtempSync(join(tmpdir(), 'switchyard-gemini-home-'));
   mkdirSync(join(home, '.gemini'));
-  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(settings));
+  writeFileSync(join(home, '.gemini', 'settings.json'), settings());
   const cwd = mkdtempSync(join(tmpdir(), 'switchyard-gemini-work-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
   front.requests.length = 0;
   stack.sim.control.clear();
   const r = await runAgent(install.bin!, ['-p', prompt, '-o', 'json', '--skip-trust', ...extra], {
-    home, cwd, env: { GOOGLE_GEMINI_BASE_URL: front.url, GEMINI_API_KEY: key }, timeoutMs: 120_000,
+    home, cwd, env: recipeEnv('gemini-run', front.url, key), timeoutMs: 120_000, // GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY
   });
   return { ...r, home, cwd, sent: front.requests.filter((q) => q.path.startsWith('/v1beta/')) };
 }

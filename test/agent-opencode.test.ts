@@ -13,6 +13,7 @@ import { startStack, type Stack } from './helpers/stack.js';
 import { agents, agentStack, installAgent, runAgent, skipUnlessInstalled, type Capture } from './helpers/agents.js';
 import { quickTaskConfig } from './helpers/child-gateway.js';
 import { keepGolden, normalise } from './helpers/agent-golden.js';
+import { recipeEnv, recipeText } from './helpers/agent-settings.js';
 
 const install = installAgent(agents.opencode);
 const skip = skipUnlessInstalled(install, 'opencode');
@@ -26,25 +27,22 @@ before(async () => {
   if (skip) return;
   ({ stack, front, key } = await agentStack(install));
   work = realpathSync(mkdtempSync(join(tmpdir(), 'switchyard-opencode-')));
-  writeFileSync(join(work, 'opencode.json'), JSON.stringify(settings(`${front.url}/v1`, key), null, 2));
+  writeFileSync(join(work, 'opencode.json'), JSON.stringify(settings(front.url, key), null, 2));
   writeFileSync(join(work, 'notes.txt'), 'hello from notes\n');
 });
 after(async () => { await front?.close(); await stack?.close(); });
 
-/** The settings the README gives: a provider through the AI SDK's OpenAI-compatible package, no model limits. */
-function settings(baseURL: string, apiKey: string) {
-  return {
-    $schema: 'https://opencode.ai/config.json',
-    provider: {
-      switchyard: { npm: '@ai-sdk/openai-compatible', name: 'Switchyard', options: { baseURL, apiKey }, models: { [model]: { name: model } } },
-    },
-    model: `switchyard/${model}`,
-  };
+/** The recipe's settings (docs/recipes/coding-agents.md): a provider through the AI SDK's OpenAI-compatible package, no model limits. */
+function settings(gateway: string, apiKey: string) {
+  const s = JSON.parse(recipeText('opencode-config', gateway));
+  assert.equal(s.model, `switchyard/${model}`, 'the recipe\'s model is the one this test checks the limit of');
+  s.provider.switchyard.options.apiKey = apiKey;
+  return s;
 }
 
 // models.dev (opencode's model catalogue) is out of reach here; without it opencode waits ~8 s for the fetch to fail.
 const opencode = (prompt: string, cwd = work) => runAgent(install.bin!, ['run', prompt], {
-  cwd, env: { OPENCODE_DISABLE_MODELS_FETCH: '1' }, timeoutMs: 120_000,
+  cwd, env: recipeEnv('opencode-run', '', ''), timeoutMs: 120_000, // OPENCODE_DISABLE_MODELS_FETCH=1
 });
 
 type Body = { messages: { role: string; content: unknown; tool_calls?: unknown[] }[]; tools?: { function: { name: string; description: string } }[]; [k: string]: unknown };
@@ -117,7 +115,7 @@ test('opencode against a model set to `over_limit: refuse`: the 400 the issue me
   try {
     const { key: k } = await strict.token({ quota: 10_000_000 });
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'switchyard-opencode-')));
-    writeFileSync(join(dir, 'opencode.json'), JSON.stringify(settings(`${strict.url}/v1`, k)));
+    writeFileSync(join(dir, 'opencode.json'), JSON.stringify(settings(strict.url, k)));
     const r = await opencode('Say hello [sim chunks=3]', dir);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr + r.stdout, /`max_tokens` must be a whole number of tokens from 1 to 16384/);

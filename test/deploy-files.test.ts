@@ -1,11 +1,13 @@
 // The deployment files cannot be run here (no Docker), so what they depend on is checked: every path the Dockerfile
-// copies exists, every variable the gateway reads is in .env.example, and compose.yaml is valid YAML with both services.
+// copies exists, every variable the gateway reads is in .env.example, compose.yaml is valid YAML with both services, and
+// the Redis Cluster recipe's files (deploy/redis-cluster/) are the ones its page shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { projectRoot } from '../src/config/load-config.js';
+import { docBlock } from './helpers/doc-blocks.js';
 
 const read = (f: string) => readFileSync(join(projectRoot, f), 'utf8');
 
@@ -41,4 +43,18 @@ test('compose.yaml runs the gateway on Redis, and Redis is healthy before it sta
   assert.match(compose.services.gateway.environment.SWITCHYARD_STORE, /^redis:\/\/redis:6379/);
   assert.equal(compose.services.gateway.depends_on.redis.condition, 'service_healthy');
   assert.ok(compose.services.redis.healthcheck);
+});
+
+test('deploy/redis-cluster/ holds the recipe\'s files as it shows them: three gateways behind nginx on a formed cluster', () => {
+  const recipe = 'docs/recipes/redis-cluster-compose.md';
+  assert.equal(read('deploy/redis-cluster/compose.yaml'), docBlock(recipe, 'cluster-compose'));
+  assert.equal(read('deploy/redis-cluster/nginx.conf'), docBlock(recipe, 'cluster-nginx'));
+  const compose = parse(read('deploy/redis-cluster/compose.yaml'));
+  const nodes = Object.keys(compose.services).filter((s) => s.startsWith('redis-'));
+  assert.equal(nodes.length, 6);
+  assert.equal(compose.services.gateway.deploy.replicas, 3);
+  assert.match(compose.services.gateway.environment.SWITCHYARD_STORE, /^redis-cluster:\/\/redis-1:6379,/);
+  assert.equal(compose.services.gateway.depends_on['cluster-init'].condition, 'service_completed_successfully');
+  assert.ok(existsSync(join(projectRoot, 'deploy/redis-cluster', compose.services.gateway.build, 'Dockerfile')));
+  assert.match(read('deploy/redis-cluster/nginx.conf'), /proxy_buffering off;/);
 });

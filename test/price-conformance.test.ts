@@ -4,7 +4,7 @@
 // nor computed by src/billing. Every row runs end to end on the production config (deploy/config) against the bundled
 // simulator, whose `usage=` directive makes the vendor report the row's usage (tasks report what each vendor's API
 // reports: Kling's units, Vidu's credits, Ark's tokens, DashScope's seconds). The charge is read from the ledger and
-// must be ceil(USD × 1000) units, within the reservation. Where the research notes (/tmp/prices/*.md, 2026-11-27)
+// must be ceil(USD × 1000) units, within the reservation. Where the research notes (2026-11-27, kept outside the repository)
 // leave a choice, the vendor file's stated reading is followed and the comment says so.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

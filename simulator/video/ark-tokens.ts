@@ -1,6 +1,6 @@
 // The tokens Ark bills a Seedance video by, reported as usage.completion_tokens = total_tokens on the finished task:
 // width × height × frames / 1024 at 24 fps, with the output's real frame size for its resolution and ratio, plus the
-// reference video's seconds. Figures as researched in /tmp/prices/ark-wan-minimax.md (Volcengine price page 1544106).
+// reference video's seconds. Figures as researched in the notes of 2026-11-27 on Ark, Wan and MiniMax (Volcengine price page 1544106).
 
 type Json = Record<string, unknown>;
 

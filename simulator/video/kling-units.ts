@@ -1,6 +1,7 @@
 // What Kling deducts for a video, reported as `final_unit_deduction`: units per second of the requested duration, by
 // model, `mode` (std = 720p, pro = 1080p) and `sound`. Rates from Kling's API price page (kling.ai/document-api/
-// pricing/base/video) as researched in /tmp/prices/kling-vidu.md (1 unit = $0.14); the gateway bills this figure.
+// pricing/base/video) as researched in the notes of 2026-11-27 on Kling and Vidu (1 unit = $0.14); the gateway bills
+// this figure.
 
 /** Tenths of a unit per second: [std, pro] silent, and [std, pro] with sound where the model renders sound. */
 interface Rate { silent: [number, number]; sound?: [number, number]; voice?: number }

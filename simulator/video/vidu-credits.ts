@@ -1,6 +1,6 @@
 // What Vidu charges for a task, reported as `credits` on the submit answer and the creations query: by model, action,
-// resolution, duration, `audio` and `off_peak`. Prices from platform.vidu.com/docs/pricing as researched in
-// /tmp/prices/kling-vidu.md (1 credit = $0.005); the gateway bills this figure.
+// resolution, duration, `audio` and `off_peak`. Prices from platform.vidu.com/docs/pricing as researched in the
+// notes of 2026-11-27 on Kling and Vidu (1 credit = $0.005); the gateway bills this figure.
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-// The errors a route can answer: the stages its requests go through (src/pipeline/index.ts, README "Request
-// lifecycle") and the catalogued codes each stage refuses with, so the statuses come from the catalog itself.
+// The errors a route can answer: the stages its requests go through (src/pipeline/index.ts, docs/contributors/
+// architecture.md) and the catalogued codes each stage refuses with, so the statuses come from the catalog itself.
 import type { CompiledRoute } from '../config/runtime.js';
 import { catalog, type ErrorCode } from '../http/errors.js';
 import { policyOf } from '../policies/index.js';

@@ -12,6 +12,8 @@ const rules: Rule[] = [
   { name: 'responses', description: 'The Responses format, translated to any chat model; answers kept per owner.', when: (_r, w) => w === 'responses' },
   { name: 'messages', description: 'The Messages format, translated to any chat model.', when: (_r, w) => w === 'messages' },
   { name: 'embeddings', description: 'Embeddings, billed by the usage the vendor reports.', when: (_r, w) => w === 'embeddings' },
+  { name: 'rerank', description: 'Documents ordered by relevance to a query, on any reranker; priced per search or per token.', when: (_r, w) => w === 'rerank' },
+  { name: 'moderations', description: 'Moderations in OpenAI\'s format; free at the vendor, charged 0.', when: (_r, w) => w === 'moderations' },
   { name: 'models', description: 'The models the calling token may use.', when: (r) => r.policy === 'models' },
   { name: 'images', description: 'Image generation and edits.', when: (_r, w) => w === 'images' },
   { name: 'files', description: 'The caller\'s files: batch input files checked line by line and kept at the vendor that runs them, batch output.', when: (r, w) => w === 'files' || r.policy === 'files' },

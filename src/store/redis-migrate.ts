@@ -1,4 +1,4 @@
-// Moves a single Redis server's keys from the layout before hash tags (0.1.0) to the tagged one (README: key layout),
+// Moves a single Redis server's keys from the layout before hash tags (0.1.0) to the tagged one (docs/operators/redis.md, key layout),
 // once: one script, so no instance ever sees half of each, and a marker `sy:layout` so later starts skip it. It
 // blocks the server while it runs (KEYS over the store's prefixes), once per deployment. A cluster never had the old
 // layout (its scripts could not run there), so it is never migrated.

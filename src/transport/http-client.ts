@@ -2,7 +2,7 @@
 // on a pooled keep-alive connection, connect and first-byte timeouts, the caller's abort, and one classification
 // of what went wrong. It resolves with the response head on its body stream; what the body is worth is the
 // caller's business. undici rather than node:http's client: the same pooled requests cost about 25 µs less CPU
-// each (README, One transport), and every proxied request pays that leg.
+// each (docs/contributors/transport.md), and every proxied request pays that leg.
 import type { Signal } from '../http/abort.js';
 import type { Dispatcher } from 'undici';
 import type { StreamBody } from '../http/multipart.js';

@@ -1,7 +1,7 @@
 // Pipes an upstream body to the client with backpressure, and waits until it is over: the request stays in flight
 // (a stop drains it) and the way it ended is known. A body the upstream cuts is cut for the client too (its
 // connection is destroyed, so it never waits for bytes that will not come) and logged as a 502; so is one that stops
-// arriving for `idleMs`. Chosen over http-proxy-3, which pipes the same way and measured the same (README, One transport).
+// arriving for `idleMs`. Chosen over http-proxy-3, which pipes the same way and measured the same (docs/contributors/transport.md).
 import { pipeline } from 'node:stream/promises';
 import type { ServerResponse } from 'node:http';
 import type { UpstreamResponse } from './http-client.js';

@@ -1,5 +1,5 @@
 // The request log against the ledger after a conservation run: the log never disagrees with the money, and it lost
-// only what the README says a kill -9 may lose.
+// only what the docs say a kill -9 may lose (docs/operators/request-log.md).
 //   - every record's charge is the ledger's charge for that request or task;
 //   - every request or task the ledger closed has its record, except one a crash interrupted: closed in the moments
 //     before a kill (its record was still in the writer's buffer) or closed by the next start's recovery sweep

@@ -122,7 +122,7 @@ export interface Route {
    */
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /**
-   * Path; `{name}` segments capture parameters. Several routes may share a method and path when each names its own operation and a `model_expr` over the path: the first whose operation a channel of the caller's group serves for that model answers (e.g. Gemini's generateContent for image and for chat models).
+   * Path; `{name}` segments capture parameters. Several routes may share a method and path when each names its own operation and a `model_expr` over the path: the first whose operation some channel serves that model on (any group, enabled or not) answers, picked before the key is read, so every refusal comes in that route's shape (e.g. Gemini's generateContent for image and for chat models); `switchyard check` refuses a model served on two of the path's operations.
    */
   path: string;
   /**
