@@ -55,17 +55,35 @@ function watchConfig(reload: () => void): void {
   }
 }
 
+/** Crashes within a minute after which the primary gives up rather than restart workers in a loop. */
+const maxCrashesPerMinute = 5;
+
 function primary(workers: number): void {
   for (let i = 0; i < workers; i++) cluster.fork();
+  let started = false;
+  let crashes: number[] = [];
+  cluster.once('listening', () => { started = true; });
   cluster.on('exit', (w, code) => {
-    if (!stopping && code !== 0) { console.error(`worker ${w.process.pid} exited (${code}); starting another`); cluster.fork(); }
+    if (stopping || code === 0) return;
+    crashes = [...crashes.filter((t) => t > Date.now() - 60_000), Date.now()];
+    // A worker that dies before any has listened (a bad config, a port taken) would die again: the start fails.
+    if (!started || crashes.length > maxCrashesPerMinute) {
+      console.error(`worker ${w.process.pid} exited (${code}) ${started ? `${crashes.length} times in a minute` : 'before the gateway started'}; stopping`);
+      stop('SIGTERM', 1);
+      return;
+    }
+    console.error(`worker ${w.process.pid} exited (${code}); starting another`);
+    cluster.fork();
   });
   let stopping = false;
-  const stop = (sig: NodeJS.Signals) => {
+  function stop(sig: NodeJS.Signals, exitCode = 0): void {
+    if (stopping) return;
     stopping = true;
+    const done = () => { if (!Object.keys(cluster.workers ?? {}).length) process.exit(exitCode); };
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(sig);
-    cluster.on('exit', () => { if (!Object.keys(cluster.workers ?? {}).length) process.exit(0); });
-  };
+    cluster.on('exit', done);
+    done();
+  }
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGTERM'));
   process.on('SIGHUP', () => { for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP'); });

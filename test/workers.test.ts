@@ -58,3 +58,11 @@ test('two workers: conserved money, one rate limit, one stop', { timeout: 90_000
   console.log(`2 workers on one SQLite store: ${statuses.filter((s) => s === 200).length} of 300 requests served before the balance ran out, ` +
     `balance ${balance} = topup − charges; ${served} of 100 burst requests served under a 40-a-minute limit`);
 });
+
+test('a config that stops every worker from starting stops the primary too, instead of restarting them in a loop', { timeout: 30_000 }, async () => {
+  const t0 = Date.now();
+  const failed = await spawnGateway({ SWITCHYARD_WORKERS: '2', SWITCHYARD_ADMIN_KEY: 'too-short' }).then(() => undefined, (e: Error) => e.message);
+  assert.match(String(failed), /gateway exited \(1\)/);
+  assert.match(String(failed), /the admin key must be at least 32 characters/);
+  assert.ok(Date.now() - t0 < 15_000);
+});
