@@ -1,6 +1,6 @@
 // OpenAI Chat Completions vendor: auth, validation, directives, and JSON/SSE replies shaped like api.openai.com.
 import { playSteps, type Step } from './stream-steps.js';
-import { directedFailure } from './audio/openai-errors.js';
+import { directedFailure } from './openai-status.js';
 import { type Directives, flagDirective, intDirective, parseDirectives, toolArgFragments } from './directives.js';
 import { overriddenUsage, usageDirective } from './usage-directive.js';
 import {

@@ -1,7 +1,8 @@
 // OpenAI Embeddings: `POST /v1/embeddings` with deterministic unit vectors (SHA-256 of the input), float or base64 encoded.
 import { createHash } from 'node:crypto';
+import { directedFailure } from './openai-status.js';
 import { intDirective, parseDirectives } from './directives.js';
-import { type Ctx, type Route, errorBody, openaiAuthorized, sendJson, sleep, statusError } from './http.js';
+import { type Ctx, type Route, errorBody, openaiAuthorized, sendJson, sleep } from './http.js';
 import { overriddenUsage, usageDirective } from './usage-directive.js';
 
 /** Small on purpose: the real 1536/3072 would bloat every test body. `dimensions` overrides. */
@@ -113,15 +114,7 @@ async function handle(ctx: Ctx): Promise<void> {
   if ('status' in v) return sendJson(ctx.res, v.status, errorBody(v.message, 'invalid_request_error', v.param, v.code));
   const d = parseDirectives(v.items.map((it) => ('text' in it ? it.text : '')).join(' '));
   if (!(await sleep(intDirective(d, 'first_byte_ms', 0), ctx.signal))) return;
-  const status = intDirective(d, 'status');
-  if (status === 0) {
-    ctx.req.socket.destroy();
-    return;
-  }
-  if (status !== undefined && status >= 400 && status <= 599) {
-    const canned = statusError(status);
-    return sendJson(ctx.res, status, canned.body, canned.headers);
-  }
+  if (directedFailure(ctx, d)) return;
   const data = v.items.map((item, index) => {
     const vector = embeddingVector(embeddingSeed(item), v.dimensions);
     return { object: 'embedding', index, embedding: v.base64 ? float32Base64(vector) : vector };

@@ -2,8 +2,9 @@
 // image_url parts. One result per string, or one for the whole multimodal array, as OpenAI answers. Nothing is
 // flagged unless `[sim flag=CATEGORY,…]` says so; scores are small and deterministic.
 import { createHash } from 'node:crypto';
+import { directedFailure } from './openai-status.js';
 import { intDirective, parseDirectives } from './directives.js';
-import { type Ctx, type Route, errorBody, openaiAuthorized, randomId, sendJson, sleep, statusError } from './http.js';
+import { type Ctx, type Route, errorBody, openaiAuthorized, randomId, sendJson, sleep } from './http.js';
 
 const OMNI = ['harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm',
   'self-harm/intent', 'self-harm/instructions', 'sexual', 'sexual/minors', 'violence', 'violence/graphic'];
@@ -74,15 +75,7 @@ async function handle(ctx: Ctx): Promise<void> {
   if ('status' in items) return sendJson(ctx.res, items.status, items.body);
   const d = parseDirectives(items.flatMap((i) => i.texts).join(' '));
   if (!(await sleep(intDirective(d, 'first_byte_ms', 0), ctx.signal))) return;
-  const status = intDirective(d, 'status');
-  if (status === 0) {
-    ctx.req.socket.destroy();
-    return;
-  }
-  if (status !== undefined && status >= 400 && status <= 599) {
-    const canned = statusError(status);
-    return sendJson(ctx.res, status, canned.body, canned.headers);
-  }
+  if (directedFailure(ctx, d)) return;
   const categories = omni ? OMNI : TEXT;
   sendJson(ctx.res, 200, { id: randomId('modr-'), model: SNAPSHOT[model] ?? model, results: items.map((i) => result(i, categories, omni)) });
 }

@@ -13,18 +13,11 @@ import { startSimulator, simBatches, type Simulator } from '../simulator/server.
 import { openStore, type Store } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
 import { quickTaskConfig, spawnGateway, type ChildGateway } from './helpers/child-gateway.js';
+import { until } from './helpers/stack.js';
 import { billUnits, chatLine, fileLines, jsonl, upload, waitBatch } from './helpers/batches.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const t0 = Date.now();
-  while (!(await check())) {
-    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function setup(): Promise<{ sim: Simulator; store: Store; env: Record<string, string>; key: string; account: string }> {
   const sim = await startSimulator({ port: 0, keys: ['sim-key'] });

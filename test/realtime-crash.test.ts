@@ -12,17 +12,10 @@ import { openStore } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
 import { checkAccount } from './helpers/conservation.js';
 import { quickTaskConfig, spawnGateway, type ChildGateway } from './helpers/child-gateway.js';
+import { until } from './helpers/stack.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const t0 = Date.now();
-  while (!(await check())) {
-    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Opens a session, has one response finish (charged), then starts a long one; resolves mid-response. */
 async function busySession(url: string, key: string): Promise<WebSocket> {

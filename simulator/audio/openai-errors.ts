@@ -1,6 +1,5 @@
 // OpenAI's error answers for the audio endpoints, worded as api.openai.com words them (type invalid_request_error).
-import { type Directives, intDirective } from '../directives.js';
-import { type Ctx, errorBody, sendJson, statusError } from '../http.js';
+import { type Ctx, errorBody, sendJson } from '../http.js';
 
 export interface AudioProblem {
   status: number;
@@ -28,19 +27,9 @@ export function invalidValue(param: string, value: unknown, allowed: readonly st
   return problem(`Invalid value: '${String(value)}'. Supported values are: ${words}.`, param, 'invalid_value');
 }
 
+export { directedFailure } from '../openai-status.js';
+
 export const BAD_JSON = problem(
   "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
 );
 
-/** `[sim status=N]`: OpenAI's canned error for N instead of an answer (0 drops the connection), as on chat. */
-export function directedFailure(ctx: Ctx, d: Directives): boolean {
-  const status = intDirective(d, 'status');
-  if (status === 0) {
-    ctx.req.socket.destroy();
-    return true;
-  }
-  if (status === undefined || status < 400 || status > 599) return false;
-  const canned = statusError(status);
-  sendJson(ctx.res, status, canned.body, canned.headers);
-  return true;
-}

@@ -86,3 +86,12 @@ export async function eventually(check: () => Promise<boolean> | boolean, ms = 3
   }
   if (!(await check())) throw new Error('condition not met in time');
 }
+
+/** Polls every 50 ms until `check` passes; fails naming `what` after `ms`. For effects seen from outside a process. */
+export async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
+  const t0 = Date.now();
+  while (!(await check())) {
+    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
