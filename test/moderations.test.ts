@@ -4,7 +4,7 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { startStack, type Stack } from './helpers/stack.js';
+import { loggedRecords, startStack, type Stack } from './helpers/stack.js';
 import { quickTaskConfig } from './helpers/child-gateway.js';
 import { client, post, assertShapeA, ledgerOf } from './helpers/api.js';
 
@@ -16,17 +16,7 @@ beforeEach(() => stack.sim.control.clear());
 
 const vip = () => stack.token({ group: 'vip' });
 
-/** The request log's records of one request id, once written. */
-async function recordsOf(requestId: string): Promise<any[]> {
-  const until = Date.now() + 3000;
-  for (;;) {
-    await stack.gw.gateway.requestLog!.flush();
-    const found = await stack.gw.gateway.requestLog!.store.get(requestId);
-    if (found.length) return found;
-    if (Date.now() > until) throw new Error(`no record of ${requestId}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const recordsOf = (requestId: string) => loggedRecords(stack, requestId);
 
 test('a string: omni-moderation-latest answers, charged 0 (reserved 0, settled 0), and the request log has it', async () => {
   const { key, id } = await vip();

@@ -5,7 +5,7 @@
 // tokens), computed here from those list prices, never read from the vendor files, and never above the reservation.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, type Stack } from './helpers/stack.js';
+import { loggedRecords, startStack, type Stack } from './helpers/stack.js';
 import { post, assertShapeA, ledgerOf } from './helpers/api.js';
 
 let stack: Stack;
@@ -164,14 +164,4 @@ test('a vendor error is relayed in the contract\'s shape and refunded; a broken 
   assert.equal(await stack.balance(id), before);
 });
 
-/** The request log's records of one request id, once written (the access record is handed over as the response closes). */
-async function recordsOf(requestId: string): Promise<any[]> {
-  const until = Date.now() + 3000;
-  for (;;) {
-    await stack.gw.gateway.requestLog!.flush();
-    const found = await stack.gw.gateway.requestLog!.store.get(requestId);
-    if (found.length) return found;
-    if (Date.now() > until) throw new Error(`no record of ${requestId}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const recordsOf = (requestId: string) => loggedRecords(stack, requestId);

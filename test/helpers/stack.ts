@@ -95,3 +95,15 @@ export async function until(what: string, check: () => Promise<boolean> | boolea
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The request log's records of one request id, once written (the access record is handed over as the response closes). */
+export async function loggedRecords(stack: Stack, requestId: string): Promise<any[]> {
+  const until = Date.now() + 3000;
+  for (;;) {
+    await stack.gw.gateway.requestLog!.flush();
+    const found = await stack.gw.gateway.requestLog!.store.get(requestId);
+    if (found.length) return found;
+    if (Date.now() > until) throw new Error(`no record of ${requestId}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
