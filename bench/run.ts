@@ -14,6 +14,7 @@ import { fmt } from './stats.js';
 import { chatJson } from './scenarios/chat-json.js';
 import { openLoopScenario } from './scenarios/open-loop.js';
 import { sseScenario } from './scenarios/sse.js';
+import { sseBurst } from './scenarios/sse-burst.js';
 import { sseCapacity } from './scenarios/sse-capacity.js';
 import { soak } from './scenarios/soak.js';
 import { download } from './scenarios/download.js';
@@ -31,7 +32,7 @@ import { realtimeRelay } from './scenarios/realtime.js';
 import { speechFirstByte } from './scenarios/speech.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseTranslated, sseCapacity, download, speechFirstByte, realtimeRelay, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, redisMemory, tasks, usageReport, pricing, requestLog];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseBurst, sseTranslated, sseCapacity, download, speechFirstByte, realtimeRelay, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, redisMemory, tasks, usageReport, pricing, requestLog];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-streams N] [--slow-seconds S] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
   (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 7 minutes
@@ -56,6 +57,7 @@ const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-stream
 const speedTargets: Record<string, string> = {
   [chatJson.name]: 'CPU per request at 64 connections',
   [sseScenario.name]: 'SSE first-event delay and burst share at 100 streams',
+  [sseBurst.name]: 'first events of 100 streams opened at once',
   [download.name]: 'download MB/s and RSS growth',
   [sseTranslated.name]: 'translated-stream first-event delay',
 };

@@ -116,6 +116,19 @@ export async function streamLoad(o: StreamLoadOptions): Promise<StreamResult[]> 
   return results;
 }
 
+/**
+ * `count` streams sent at the same instant, each on a connection of its own opened for it (a crowd of clients arriving
+ * together): what a burst of new streams costs before their first events.
+ */
+export async function streamBurst(o: Omit<StreamOptions, 'agent'> & { count: number }): Promise<StreamResult[]> {
+  const agent = new Agent({ keepAlive: false, maxSockets: o.count });
+  try {
+    return await Promise.all(Array.from({ length: o.count }, () => runStream({ ...o, agent })));
+  } finally {
+    agent.destroy();
+  }
+}
+
 export interface StreamSummary {
   streams: number;
   failed: number;
