@@ -1,5 +1,5 @@
 // Reads a process's CPU time and RSS from /proc, and samples RSS in the background to find the peak.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
 let clkTck: number | undefined;
@@ -67,6 +67,29 @@ export function rssBytes(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * The pids of a process's children (a cluster primary's workers): from each of its threads'
+ * /proc/<pid>/task/<tid>/children, or, on a kernel without that file, by scanning every /proc/<n>/stat for the ppid.
+ */
+export function childPids(pid: number): number[] {
+  const out = new Set<number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (c) out.add(Number(c));
+    }
+    return [...out].sort((a, b) => a - b);
+  } catch { /* no children files (CONFIG_PROC_CHILDREN off), or the process is gone */ }
+  for (const n of readdirSync('/proc')) {
+    if (!/^\d+$/.test(n)) continue;
+    try {
+      const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+      // Field 4 (ppid) is the second after the `(comm)` part.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.add(Number(n));
+    } catch { /* exited meanwhile */ }
+  }
+  return [...out].sort((a, b) => a - b);
 }
 
 /** Soft "Max open files" of a process, so the report can say when a stream level is limited by fds, not code. */

@@ -18,7 +18,7 @@ import { sseBurst } from './scenarios/sse-burst.js';
 import { sseCapacity } from './scenarios/sse-capacity.js';
 import { soak } from './scenarios/soak.js';
 import { download } from './scenarios/download.js';
-import { clusterScaling } from './scenarios/cluster.js';
+import { workers } from './scenarios/workers.js';
 import { tasks } from './scenarios/tasks.js';
 import { connectionSoak } from './scenarios/connection-soak.js';
 import { usageReport } from './scenarios/usage-report.js';
@@ -32,10 +32,10 @@ import { realtimeRelay } from './scenarios/realtime.js';
 import { speechFirstByte } from './scenarios/speech.js';
 
 // `tasks` runs last: it leaves thousands of open tasks that the gateway's poller keeps polling afterwards.
-const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseBurst, sseTranslated, sseCapacity, download, speechFirstByte, realtimeRelay, clusterScaling, soak, connectionSoak, otelScenario, slowStreams, redisMemory, tasks, usageReport, pricing, requestLog];
+const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseBurst, sseTranslated, sseCapacity, download, speechFirstByte, realtimeRelay, workers, soak, connectionSoak, otelScenario, slowStreams, redisMemory, tasks, usageReport, pricing, requestLog];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-streams N] [--slow-seconds S] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
-  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 7 minutes
+  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 8.5 minutes
   --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min), connection soak
   --soak            run the connection soak (20,000 idle connections, about 2 minutes) and only it,
                     plus any scenario --only names
@@ -60,6 +60,7 @@ const speedTargets: Record<string, string> = {
   [sseBurst.name]: 'first events of 100 streams opened at once',
   [download.name]: 'download MB/s and RSS growth',
   [sseTranslated.name]: 'translated-stream first-event delay',
+  [workers.name]: 'CPU per request at 2 workers ÷ 1 worker, translated first events at 2 workers',
 };
 
 const root = fileURLToPath(new URL('../../', import.meta.url)); // dist/bench/ → repository root
@@ -191,8 +192,9 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   // Every scenario is bounded on its own; this is the backstop for a bug or a hung child. (Quick mode took 5.5-6 minutes
-  // before speech and realtime, which add about 1.5 minutes to it and 3 to full mode.)
-  const budgetMs = (o.mode === 'full' ? 41 + o.soakMinutes : o.connSoak ? 11 : 10) * 60_000 + (o.slow ? 2 * (o.slow.seconds + 90) * 1000 : 0);
+  // before speech and realtime, which add about 1.5 minutes to it and 3 to full mode; workers adds 1.5 to quick mode
+  // and about 2 to full, where it replaced the 1-minute cluster-scaling.)
+  const budgetMs = (o.mode === 'full' ? 43 + o.soakMinutes : o.connSoak ? 12 : 11) * 60_000 + (o.slow ? 2 * (o.slow.seconds + 90) * 1000 : 0);
   const watchdog = setTimeout(() => { log('time budget exceeded: aborting'); ac.abort(new Error('watchdog')); }, budgetMs);
   watchdog.unref();
 

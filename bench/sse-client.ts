@@ -25,6 +25,8 @@ export interface StreamOptions {
   agent: Agent; target: Target; path: string; body: Buffer; timeoutMs: number; signal: AbortSignal;
   /** What the last bytes of a complete stream hold: `[DONE]` for OpenAI chat, a dialect's closing event otherwise. */
   endMarker?: string;
+  /** Called once, when the stream's first body byte arrives. */
+  onFirstEvent?: () => void;
 }
 
 const NL = 10;
@@ -60,6 +62,7 @@ export function runStream(o: StreamOptions): Promise<StreamResult> {
           r.firstAt = now;
           r.ttfbMs = now - t0;
           r.maxGapMs = r.ttfbMs;
+          o.onFirstEvent?.();
         }
         // An event ends at a blank line ("\n\n"); the byte before this chunk counts, as a read may split the pair.
         let first = true;

@@ -4,58 +4,26 @@
 // interleaved run by run. Targets: a translated stream's first event at most 1 ms later than the untranslated one's at
 // 1 stream and 2 ms at 100 streams; a translated lane's CPU per event at most 2× the untranslated relay's (20 and 100
 // streams). 50 streams has no target: it shows the load up to which a lane's first events do not queue. Gateway only:
-// the bare proxy and the simulator cannot translate. A new translated lane is one more entry in `lanes`.
+// the bare proxy and the simulator cannot translate. The lanes are in bench/translated-lanes.ts.
 import { cpuSeconds } from '../proc-stats.js';
-import { streamLoad, summarize, type StreamSummary } from '../sse-client.js';
+import type { StreamSummary } from '../sse-client.js';
 import { foreignLoadReport, type BenchContext, type Foreign, type Row, type Scenario, type Section } from '../scenario.js';
 import { fmt, fmtRatio, median, pairedDelta, pairedRatio, signed } from '../stats.js';
+import { eventsPerStream, laneLoad, lanes, type Lane, type LaneMeasure as Measure } from '../translated-lanes.js';
 
-const pace = '[sim chunks=20 interval_ms=5]';
 const levels = [1, 20, 50, 100] as const;
-const eventsPerStream = 20;
 /** Added first-event delay of a translated stream over the untranslated one: at 1 stream, and at 100 streams. */
 const firstEventTarget: Partial<Record<number, number>> = { 1: 1, 100: 2 };
 /** A translated lane's CPU per event against the untranslated relay's, at these levels. */
 const cpuTarget = 2;
 const cpuLevels = [20, 100];
 
-interface Lane { name: string; path: string; body: Buffer; endMarker: string }
-const json = (v: unknown) => Buffer.from(JSON.stringify(v));
-const lanes: Lane[] = [
-  { name: 'chat, untranslated', path: '/v1/chat/completions', endMarker: '[DONE]',
-    body: json({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
-  // compat-chat: a chat-only vendor (OpenAI's own models take Responses clients natively, untranslated).
-  { name: 'Responses client → OpenAI-format channel', path: '/v1/responses', endMarker: 'response.completed',
-    body: json({ model: 'compat-chat', stream: true, input: `Count for me. ${pace}` }) },
-  { name: 'Messages client → OpenAI-format channel', path: '/v1/messages', endMarker: 'message_stop',
-    body: json({ model: 'gpt-4o-mini', stream: true, max_tokens: 256, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
-  { name: 'chat client → Messages-format vendor', path: '/v1/chat/completions', endMarker: '[DONE]',
-    body: json({ model: 'claude-haiku-4-5', stream: true, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
-  { name: 'Gemini client → OpenAI-format channel', path: '/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse', endMarker: '"finishReason"',
-    body: json({ contents: [{ role: 'user', parts: [{ text: `Count for me. ${pace}` }] }] }) },
-  { name: 'chat client → Gemini-format vendor', path: '/v1/chat/completions', endMarker: '[DONE]',
-    body: json({ model: 'gemini-2.5-flash', stream: true, messages: [{ role: 'user', content: `Count for me. ${pace}` }] }) },
-];
-
-/** `coreShare`: the gateway's CPU seconds over the wall seconds of the load (1.00 = its whole core). */
-interface Measure { s: StreamSummary; cpuMsPerStream: number; coreShare: number }
-
 export const sseTranslated: Scenario = {
   name: 'sse-translated',
   quick: true,
   async run(ctx: BenchContext): Promise<Section> {
     const seconds = ctx.mode === 'full' ? 3 : 2;
-    const load = async (lane: Lane, concurrency: number, secs: number): Promise<Measure> => {
-      const c0 = cpuSeconds(ctx.gatewayPid);
-      const t0 = performance.now();
-      const results = await streamLoad({
-        target: ctx.gateway, path: lane.path, body: lane.body, endMarker: lane.endMarker, concurrency, seconds: secs,
-        maxStreams: 50_000, timeoutMs: 15_000, signal: ctx.signal,
-      });
-      const s = summarize(results);
-      const cpu = cpuSeconds(ctx.gatewayPid) - c0;
-      return { s, cpuMsPerStream: (cpu * 1000) / Math.max(1, s.streams), coreShare: cpu / ((performance.now() - t0) / 1000) };
-    };
+    const load = (lane: Lane, concurrency: number, secs: number) => laneLoad(ctx, ctx.gateway, () => cpuSeconds(ctx.gatewayPid), lane, concurrency, secs);
     for (const lane of lanes) await load(lane, 20, 1); // warm-up, not recorded
     const runs: Record<string, Record<number, Measure>[]> = Object.fromEntries(lanes.map((l) => [l.name, []]));
     const foreign: Foreign[] = [];
