@@ -32,7 +32,10 @@ export const sseBurst: Scenario = {
       const failed = all.filter((r) => !r.ok).length;
       return { p50, p90, max, failed, cpuMsPerStream: pid ? ((cpuSeconds(pid) - c0) * 1000) / Math.max(1, all.length) : NaN };
     };
-    for (const t of [ctx.gateway, ctx.bare, ctx.direct]) await streamBurst({ target: t, path: '/v1/chat/completions', body, count: streams, timeoutMs: 15_000, signal: ctx.signal });
+    // Warm-up, not recorded: three bursts each, so every target has its JIT warm and its pools full before the runs.
+    for (const t of [ctx.gateway, ctx.bare, ctx.direct]) {
+      for (let i = 0; i < 3; i++) await streamBurst({ target: t, path: '/v1/chat/completions', body, count: streams, timeoutMs: 15_000, signal: ctx.signal });
+    }
     const runs = await interleaved3(ctx, (t, i) => { ctx.log(`sse-burst: ${t.name}, run ${i + 1}/${ctx.runs}`); return run(t); });
     return summarize(runs, bursts);
   },
