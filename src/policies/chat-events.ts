@@ -41,13 +41,15 @@ export function unifiedHandler(state: ChatStreamState, clientWantsUsage: boolean
 /**
  * Handler for a client and vendor that speak the same (non-unified) dialect: the events pass as they came; only those
  * its `usage` names are parsed, for billing. A dialect that names no end event (its events have no names) ends
- * cleanly with the body.
+ * cleanly with the body. The event carrying the whole answer (`stream_result`) is kept by `keep` before it is
+ * relayed, so a client that continues the answer at once finds it kept.
  */
-export function sameDialectHandler(state: ChatStreamState, d: Pick<CompiledDialect, 'usage' | 'streamEnd' | 'streamResult'>) {
+export function sameDialectHandler(state: ChatStreamState, d: Pick<CompiledDialect, 'usage' | 'streamEnd' | 'streamResult'>,
+  keep?: (result: unknown) => Promise<void>) {
   const { streamEnd: end, streamResult } = d;
   const usage = state.vendorUsage ?? d.usage;
   if (!end.size) state.done = true;
-  return (ev: SseEvent): string => {
+  return (ev: SseEvent): string | Promise<string> => {
     if (ev.name && end.has(ev.name)) state.done = true;
     if (ev.data !== undefined) {
       state.dataEvents++;
@@ -58,6 +60,7 @@ export function sameDialectHandler(state: ChatStreamState, d: Pick<CompiledDiale
       const parsed = forUsage || forResult ? parseOrNull(ev.data) : undefined;
       if (forUsage) state.usage = readUsage(usage, parsed, state.usage);
       if (forResult) state.result = dig(parsed, streamResult!.at);
+      if (forResult && keep && state.result !== undefined) return keep(state.result).then(() => `${ev.raw}\n\n`);
     }
     return `${ev.raw}\n\n`;
   };

@@ -33,33 +33,41 @@ async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> 
 }
 
 /**
- * What the upstream reported, how much was delivered in case it reported nothing, and the client's whole answer.
- * `partial`: an untouched dialect stream stopped before its end, so the usage it reported so far may not be final.
+ * What the upstream reported and how much was delivered in case it reported nothing. `partial`: an untouched
+ * dialect stream stopped before its end, so the usage it reported so far may not be final.
  */
-interface Answered { usage?: Usage; delivered: number; result?: unknown; partial?: boolean }
+interface Answered { usage?: Usage; delivered: number; partial?: boolean }
+
+/**
+ * Keeps the client's whole answer (routes with `store`) before its last bytes go out: a client that continues it at
+ * once, on another worker or instance, finds it kept.
+ */
+type Keep = (result: unknown) => Promise<void>;
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Usage | undefined> {
-  const a = streaming(p) ? await answerStream(ex, p, sent) : await answerJson(ex, p, sent);
-  if (a.result !== undefined) await remember(ex, p, a.result, native(p, sent) ? sent.channel.id : undefined);
+  const keep: Keep = (result) => remember(ex, p, result, native(p, sent) ? sent.channel.id : undefined);
+  const a = streaming(p) ? await answerStream(ex, p, sent, keep) : await answerJson(ex, p, sent, keep);
   return billedUsage(ex, a, p.promptTokens);
 }
 
-async function answerJson(ex: Exchange, p: Priced, sent: Sent): Promise<Answered> {
+async function answerJson(ex: Exchange, p: Priced, sent: Sent, keep: Keep): Promise<Answered> {
   const { raw, parsed } = await readUpstreamJson(ex, sent, p.route.limits.maxResponseBytes, `limits.max_response_bytes of route ${p.route.id}`);
   if (!parsed || typeof parsed !== 'object') throw new GatewayError('bad_response_body', 'Bad upstream response body: not an object');
   const dialect = p.route.dialect;
   ex.ctx.responseModel = answerModel(parsed);
   const own = vendorUsage(sent.op);
   if (native(p, sent)) {
+    await keep(parsed);
     sendAnswer(ex, raw);
-    return { usage: readUsage(own ?? unifiedUsage(ex.g, p.route.operation), parsed), delivered: Math.ceil(raw.length / 4), result: parsed };
+    return { usage: readUsage(own ?? unifiedUsage(ex.g, p.route.operation), parsed), delivered: Math.ceil(raw.length / 4) };
   }
   const unified = await toUnified(p, sent, parsed);
   const answer = dialect?.client ? await dialect.client.response.run(unified, answerBindings(p)) : unified;
   const out = Buffer.from(JSON.stringify(answer));
+  await keep(answer);
   sendAnswer(ex, out);
   const usage = own ? readUsage(own, parsed) : readUsage(unifiedUsage(ex.g, p.route.operation), unified);
-  return { usage, delivered: Math.ceil(out.length / 4), result: answer };
+  return { usage, delivered: Math.ceil(out.length / 4) };
 }
 
 /** The vendor's answer in the unified format: its dialect's translation, the channel's transform, or as it is. */
@@ -79,7 +87,7 @@ function sendAnswer(ex: Exchange, body: Buffer): void {
   ex.res.end(body);
 }
 
-async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answered> {
+async function answerStream(ex: Exchange, p: Priced, sent: Sent, keep: Keep): Promise<Answered> {
   const { ctx, res } = ex;
   const type = String(sent.response.headers['content-type'] ?? '');
   if (!type.includes('text/event-stream')) {
@@ -100,17 +108,18 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent): Promise<Answer
   res.once('close', () => streamsInFlight.dec());
   const dialect = p.route.dialect;
   const handler = translated?.onEvent
-    ?? (dialect ? sameDialectHandler(state, dialect) : unifiedHandler(state, clientWantsUsage(p.body)));
+    ?? (dialect ? sameDialectHandler(state, dialect, keep) : unifiedHandler(state, clientWantsUsage(p.body)));
   const onEvent: typeof handler = framer ? (ev) => after(handler(ev), (s) => framer.frame(s as string | undefined)) : handler;
   const end = await relaySse(sent.response, res, {
     maxEventBytes: p.route.limits.maxSseEventBytes, idleMs: sent.channel.timeouts.idle_ms, onEvent, signal: ctx.abort.signal,
   });
-  ctx.outcome = await closeStream(end, state, framer ? framedResponse(res, framer) : res, translated ?? passedThrough(p), !dialect);
+  const keepTranslated = translated && (() => keep(translated.result));
+  ctx.outcome = await closeStream(end, state, framer ? framedResponse(res, framer) : res, translated ?? passedThrough(p), !dialect, keepTranslated);
   ctx.responseModel = state.model;
   ctx.reason = streamReason(end, p, sent) ?? ctx.reason;
   // A dialect's own events may report usage before the end (e.g. the prompt in a first event), read untouched or not.
   const partial = Boolean(state.vendorUsage ?? (!translated && dialect)) && !(end === 'eof' && state.done);
-  return { usage: state.usage, delivered: state.dataEvents, result: translated ? translated.result : state.done ? state.result : undefined, partial };
+  return { usage: state.usage, delivered: state.dataEvents, partial };
 }
 
 function translatedStream(p: Priced, sent: Sent, state: ChatStreamState): TranslatedStream {
@@ -140,11 +149,13 @@ function passedThrough(p: Priced): Closer | undefined {
  * anything else; a dialect client gets its dialect's closing or error events. A translated stream's closer adds what
  * its transforms still had to say.
  */
-async function closeStream(end: RelayEnd, state: ChatStreamState, res: Pick<ServerResponse, 'write' | 'end'>, closer: Closer | undefined, unified: boolean): Promise<string> {
+async function closeStream(end: RelayEnd, state: ChatStreamState, res: Pick<ServerResponse, 'write' | 'end'>, closer: Closer | undefined,
+  unified: boolean, keep?: () => Promise<void>): Promise<string> {
   if (end === 'client_gone') return end;
   const clean = end === 'eof' && state.done;
   const [message, code] = end === 'cut' ? ['the gateway is shutting down; the stream was cut', 'shutting_down'] : [cutReason(end), 'bad_response_body'];
   const tail = clean && closer ? await closer.finish() : '';
+  if (clean && keep) await keep(); // the closing events carry the whole answer: kept before they go
   if (!unified) {
     res.end(clean ? tail : state.sawError || !closer ? '' : await closer.fail(message, code));
   } else {
