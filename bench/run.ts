@@ -35,7 +35,7 @@ import { speechFirstByte } from './scenarios/speech.js';
 const scenarios: Scenario[] = [chatJson, openLoopScenario, sseScenario, sseBurst, sseTranslated, sseCapacity, download, speechFirstByte, realtimeRelay, workers, soak, connectionSoak, otelScenario, slowStreams, redisMemory, tasks, usageReport, pricing, requestLog];
 
 const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-streams N] [--slow-seconds S] [--runs N] [--soak-minutes N] [--soak-seconds N] [--only a,b] [--profile] [--keep-tmp] [--verbose]
-  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 8.5 minutes
+  (default)         quick mode: 3 runs, no soak, 1,000-stream check only; about 9 minutes
   --full            full mode: 5 runs, stream ramp 250-2,000, soak (default 10 min), connection soak
   --soak            run the connection soak (20,000 idle connections, about 2 minutes) and only it,
                     plus any scenario --only names
