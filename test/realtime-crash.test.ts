@@ -3,15 +3,10 @@
 // the balance is the top-up minus the charges.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import WebSocket from 'ws';
-import { startSimulator } from '../simulator/server.js';
-import { openStore } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
 import { checkAccount } from './helpers/conservation.js';
-import { quickTaskConfig, spawnGateway, type ChildGateway } from './helpers/child-gateway.js';
+import { quickTaskConfig, simulatorAndStore, spawnGateway, type ChildGateway } from './helpers/child-gateway.js';
 import { until } from './helpers/stack.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -35,11 +30,7 @@ async function busySession(url: string, key: string): Promise<WebSocket> {
 }
 
 test('kill -9 with 5 realtime sessions mid-response: holds back, charges kept once, nothing open', { timeout: 60_000 }, async () => {
-  const sim = await startSimulator({ port: 0, keys: ['sim-key'] });
-  cleanups.push(() => sim.close());
-  const storeUri = `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-rt-crash-')), 'store.sqlite')}`;
-  const store = await openStore(storeUri, { quotaFlushMs: 0 });
-  cleanups.push(() => store.close());
+  const { sim, storeUri, store } = await simulatorAndStore('switchyard-rt-crash-', cleanups);
   const env = { SWITCHYARD_STORE: storeUri, SWITCHYARD_SIM_URL: sim.url, SWITCHYARD_CONFIG_DIR: quickTaskConfig() };
   const initial = 1_000_000;
   const { key, record } = await new TokenStore(store, 0).create({ group: 'default', quota: initial });

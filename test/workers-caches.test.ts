@@ -6,14 +6,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { startSimulator } from '../simulator/server.js';
-import { openStore } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
-import { quickTaskConfig, spawnGateway } from './helpers/child-gateway.js';
+import { quickTaskConfig, simulatorAndStore, spawnGateway } from './helpers/child-gateway.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
@@ -52,11 +49,7 @@ async function round(n: number, one: () => Promise<Answer>): Promise<Answer[]> {
 const workersOf = (answers: Answer[]) => new Set(answers.map((a) => a.worker));
 
 test('two workers: a revoked token, a kept answer and a reload hold on both', { timeout: 90_000 }, async () => {
-  const sim = await startSimulator({ port: 0, keys: ['sim-key'] });
-  cleanups.push(() => sim.close());
-  const storeUri = `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-workers-caches-')), 'store.sqlite')}`;
-  const store = await openStore(storeUri, { quotaFlushMs: 0 });
-  cleanups.push(() => store.close());
+  const { sim, storeUri, store } = await simulatorAndStore('switchyard-workers-caches-', cleanups);
   const config = quickTaskConfig();
   const gw = await spawnGateway({ SWITCHYARD_STORE: storeUri, SWITCHYARD_SIM_URL: sim.url, SWITCHYARD_CONFIG_DIR: config, SWITCHYARD_WORKERS: '2' });
   cleanups.push(() => gw.stop());

@@ -3,14 +3,9 @@
 // primary stops every worker.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSimulator } from '../simulator/server.js';
-import { openStore } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
 import { checkAccount } from './helpers/conservation.js';
-import { quickTaskConfig, spawnGateway } from './helpers/child-gateway.js';
+import { quickTaskConfig, simulatorAndStore, spawnGateway } from './helpers/child-gateway.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
@@ -21,11 +16,7 @@ const chat = (url: string, key: string, text: string) => fetch(`${url}/v1/chat/c
 }).then(async (r) => ({ status: r.status, body: await r.text() }));
 
 test('two workers: conserved money, one rate limit, one stop', { timeout: 90_000 }, async () => {
-  const sim = await startSimulator({ port: 0, keys: ['sim-key'] });
-  cleanups.push(() => sim.close());
-  const storeUri = `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-workers-')), 'store.sqlite')}`;
-  const store = await openStore(storeUri, { quotaFlushMs: 0 });
-  cleanups.push(() => store.close());
+  const { sim, storeUri, store } = await simulatorAndStore('switchyard-workers-', cleanups);
   // The default group is held to 40 requests a minute here, counted across both workers; vip keeps its 3,000.
   const config = quickTaskConfig({}, [[['groups', 'default', 'rate_limit'], { requests: 40, window_s: 60 }]]);
   const env = { SWITCHYARD_STORE: storeUri, SWITCHYARD_SIM_URL: sim.url, SWITCHYARD_CONFIG_DIR: config, SWITCHYARD_WORKERS: '2' };

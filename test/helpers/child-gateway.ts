@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { projectRoot } from '../../src/config/load-config.js';
+import { openStore } from '../../src/store/open-store.js';
+import { startSimulator } from '../../simulator/server.js';
 
 export interface ChildGateway { url: string; proc: ChildProcess; output(): string; kill(): Promise<void>; stop(): Promise<number | null> }
 
@@ -55,4 +57,17 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
     async kill() { proc.kill('SIGKILL'); await exited; },
     async stop() { proc.kill('SIGTERM'); return exited; },
   };
+}
+
+/**
+ * What a child gateway runs against: a simulator and a SQLite store of its own (the test's handle on it writes
+ * through: no quota flush), both closed by the caller's cleanups.
+ */
+export async function simulatorAndStore(prefix: string, cleanups: (() => Promise<unknown>)[]) {
+  const sim = await startSimulator({ port: 0, keys: ['sim-key'] });
+  cleanups.push(() => sim.close());
+  const storeUri = `sqlite://${join(mkdtempSync(join(tmpdir(), prefix)), 'store.sqlite')}`;
+  const store = await openStore(storeUri, { quotaFlushMs: 0 });
+  cleanups.push(() => store.close());
+  return { sim, storeUri, store };
 }
