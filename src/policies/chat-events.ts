@@ -12,8 +12,6 @@ export interface ChatStreamState {
   usagePaths: CompiledUsagePaths;
   /** Where the vendor's own events carry it, when they are not unified: then usage is read there, not from chunks. */
   vendorUsage?: CompiledUsagePaths;
-  /** The whole answer an untouched stream carried (its dialect's `stream_result`), kept by routes with `store`. */
-  result?: unknown;
   /** The model a unified stream's usage chunk names. */
   model?: string;
   /** A finish chunk waiting for the usage chunk that follows it (client asked for usage). */
@@ -59,8 +57,8 @@ export function sameDialectHandler(state: ChatStreamState, d: Pick<CompiledDiale
       const forResult = ev.name !== undefined && streamResult?.events.has(ev.name);
       const parsed = forUsage || forResult ? parseOrNull(ev.data) : undefined;
       if (forUsage) state.usage = readUsage(usage, parsed, state.usage);
-      if (forResult) state.result = dig(parsed, streamResult!.at);
-      if (forResult && keep && state.result !== undefined) return keep(state.result).then(() => `${ev.raw}\n\n`);
+      const result = forResult ? dig(parsed, streamResult!.at) : undefined;
+      if (result !== undefined && keep) return keep(result).then(() => `${ev.raw}\n\n`);
     }
     return `${ev.raw}\n\n`;
   };
