@@ -1,6 +1,6 @@
-# Switchyard for production: `docker build -t switchyard .`, then see compose.yaml (gateway + Redis) or the README's
-# "Deploying". The build stage compiles better-sqlite3 (the one native module) and the TypeScript; the runtime stage
-# gets only what the gateway reads at run time, and runs as the unprivileged `node` user.
+# Switchyard for production: `docker build -t switchyard .`, then see compose.yaml (nginx in front of the gateways, on
+# Redis and PostgreSQL) or docs/operators/deploy.md. The build stage compiles better-sqlite3 (the one native module) and
+# the TypeScript; the runtime stage gets only what the gateway reads at run time, and runs as the unprivileged `node` user.
 FROM node:20-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
