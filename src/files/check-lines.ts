@@ -12,7 +12,7 @@ import type { ChosenPrice, CompiledPrice } from '../billing/price-rules.js';
 import { GatewayError, clip } from '../http/errors.js';
 import { parseJsonObject } from '../http/read-body.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
-import { checkAccess } from '../pipeline/resolve-model.js';
+import { checkAccess } from '../pipeline/model-access.js';
 import { choosePrice } from '../billing/choose-price.js';
 import { readPriceInputs } from '../billing/price-inputs.js';
 import { batchPrice, type BatchLines } from '../billing/batch-price.js';

@@ -5,7 +5,7 @@
 import { GatewayError, clip } from '../http/errors.js';
 import { batchPrice } from '../billing/batch-price.js';
 import { ownFile } from '../files/file-actions.js';
-import { checkAccess } from './resolve-model.js';
+import { checkAccess } from './model-access.js';
 import type { Exchange, Inbound, Resolved } from './exchange.js';
 
 const bad = (message: string) => new GatewayError('invalid_request', message);
