@@ -18,7 +18,7 @@ import { BackgroundLoop } from './background-loop.js';
 import { drain, reloadConfig } from './lifecycle.js';
 import { Redactor } from './redaction/redactor.js';
 import { mintedSecrets } from './transport/auth/index.js';
-import { loadTracing } from './tracing/tracing.js';
+import { loadTracing } from './tracing/load-tracing.js';
 
 export interface StartOptions {
   port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv;

@@ -4,7 +4,7 @@
 // open after the answer until the task finishes.
 import { GatewayError } from '../http/errors.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
-import type { Usage } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { newTaskId } from '../tasks/task-record.js';
 import { billedUnits, chargeOf } from './price.js';
 import { secondsToCharge } from './price-inputs.js';

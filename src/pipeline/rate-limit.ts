@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
 import type { TokenRecord } from '../store/token-store.js';
-import type { Usage } from './context.js';
+import type { Usage } from '../transform/usage.js';
 import { duration, type RateState } from './rate-limiter.js';
 import type { Caller, Exchange } from './exchange.js';
 

@@ -3,7 +3,8 @@
 // pass untouched; otherwise they are translated through the unified format, and the answer or its events back.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../http/errors.js';
-import { addedMs, answerModel, type Usage } from '../pipeline/context.js';
+import { addedMs, answerModel } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { fillPath } from '../transform/fill-path.js';

@@ -1,6 +1,7 @@
 // Policy `json`: a synchronous call (JSON or multipart in, JSON out), mapped by the channel's transforms, billed
 // per unit at its exact price, or, for a model priced by tokens (embeddings), by the usage the answer reports.
-import { addedMs, answerModel, type Usage } from '../pipeline/context.js';
+import { addedMs, answerModel } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { queryOf } from '../pipeline/match-route.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';

@@ -3,7 +3,8 @@
 // that sends its audio inside events, or events where the client asked for bytes, has each chunk decoded as it
 // comes (audio-out.ts). Billed at the exact price of what was asked (per character, per second of an upload), at the
 // seconds the vendor says it billed, or by the tokens it reported.
-import { addedMs, type Usage } from '../pipeline/context.js';
+import { addedMs } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { queryOf } from '../pipeline/match-route.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';

@@ -3,7 +3,7 @@ import type { Gateway } from '../gateway.js';
 import type { UnifiedStatus } from '../config/runtime.js';
 import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
 import { taskRecord } from '../request-log/records.js';
-import type { Usage } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { chargeOf } from '../billing/price.js';
 import { classTags, tokenClasses } from '../billing/token-classes.js';
 import type { ResultsRead } from './results.js';

@@ -6,7 +6,7 @@
 import type { Gateway } from '../gateway.js';
 import type { CompiledChannel, CompiledOperation, CompiledResults } from '../config/runtime.js';
 import { unifiedUsage } from '../policies/usage-source.js';
-import type { Usage } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { chargeOf, wholeUnits, type ChargeLine } from '../billing/price.js';
 import type { ChosenPrice } from '../billing/price-rules.js';
 import { JsonLinesPicker } from '../transform/json-lines-picker.js';
