@@ -22,7 +22,7 @@ import { loadRuntime, projectRoot, schemaRegistry } from '../src/config/load-con
 import { extendsOf } from '../src/config/vendor-files.js';
 import type { CompiledOperation, CompiledRoute, Runtime } from '../src/config/runtime.js';
 import type { Transform } from '../src/transform/compile-transform.js';
-import { publicView, type TaskRecord } from '../src/tasks/task-record.js';
+import { publicView, type TaskRecord } from '../src/records/task-record.js';
 
 const goldenDir = join(projectRoot, 'test', 'golden');
 

@@ -3,8 +3,8 @@
 // next stage builds on. Policies (src/policies/) supply only the last steps: how the vendor's request is built and
 // how the answer is given. With tracing on, each stage that runs is a span (`traced`); off, `traced` only calls it.
 import { policyOf } from '../policies/index.js';
-import type { ProxiedPolicy } from '../policies/policy.js';
-import { reserve, settle, release } from '../billing/reservation.js';
+import type { ProxiedPolicy } from './policy.js';
+import { reserve, settle, release } from './reservation.js';
 import type { Caller, Exchange, Resolved } from './exchange.js';
 import { matchRoute } from './match-route.js';
 import { authenticate, authenticateAdmin } from './authenticate.js';

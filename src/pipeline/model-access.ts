@@ -1,7 +1,7 @@
 // Which models a token may call and list: its own allow-list, then its group's channels.
 import type { Model } from '../types/generated/channels.js';
 import { GatewayError, clip } from '../http/errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import type { TokenRecord } from '../store/token-store.js';
 
 /** The token's own allow-list first, then its group's channels. */

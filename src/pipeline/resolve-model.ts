@@ -4,7 +4,7 @@
 // a task (`task.source`, task-source.ts) takes that task's model and channel.
 import { GatewayError, clip } from '../http/errors.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import { queryOf } from './match-route.js';
 import { readSource } from './task-source.js';
 import { readBatch } from './batch-input.js';

@@ -1,8 +1,8 @@
 // Which policy answers a route: proxied routes (a vendor is called and billed), local ones (the gateway answers
 // for the caller) and open ones (about the gateway itself).
 import type { CompiledRoute } from '../config/runtime.js';
-import { serveMetrics } from '../metrics.js';
-import type { AdminPolicy, LocalPolicy, OpenPolicy, ProxiedPolicy, SessionPolicy } from './policy.js';
+import { serveMetrics } from '../metrics/metrics.js';
+import type { AdminPolicy, LocalPolicy, OpenPolicy, ProxiedPolicy, SessionPolicy } from '../pipeline/policy.js';
 import { openSession } from '../realtime/open-session.js';
 import { mintSecret } from '../realtime/mint-secret.js';
 import { adminActions } from '../admin/actions.js';

@@ -10,8 +10,8 @@ import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { callSpan } from '../tracing/tracing.js';
 import { relayBody } from '../transport/relay-body.js';
 import { foreignTarget, UnsafeUrl } from '../transport/safe-fetch.js';
-import { taskPath, type TaskRecord } from '../tasks/task-record.js';
-import { ownTask } from './own-task.js';
+import { taskPath, type TaskRecord } from '../records/task-record.js';
+import { ownTask } from '../pipeline/own-task.js';
 
 const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'last-modified', 'etag'];
 

@@ -5,12 +5,12 @@
 import { GatewayError } from '../http/errors.js';
 import { baseUrlOf } from '../http/base-url.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { answerTask } from '../tasks/answer.js';
 import { cancelTask } from '../tasks/cancel.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
-import { isFinal, taskPath, type TaskRecord } from '../tasks/task-record.js';
-import { ownTask } from './own-task.js';
+import { isFinal, taskPath, type TaskRecord } from '../records/task-record.js';
+import { ownTask } from '../pipeline/own-task.js';
 import { callSpan, type RequestTrace } from '../tracing/tracing.js';
 
 export async function deleteTask(ex: Exchange, c: Caller): Promise<void> {

@@ -5,8 +5,8 @@ import { sendJson } from '../http/send-json.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { callSpan } from '../tracing/tracing.js';
-import { taskPath } from '../tasks/task-record.js';
-import { ownTask } from './own-task.js';
+import { taskPath } from '../records/task-record.js';
+import { ownTask } from '../pipeline/own-task.js';
 
 export async function relayTask(ex: Exchange, c: Caller): Promise<void> {
   const { g, ctx } = ex;

@@ -1,12 +1,12 @@
 // Cancels an unfinished task at its vendor, for its owner's delete: under the task's lease (so no poll races it),
 // a refresh, then the operation's `cancel` call; accepted, the task fails and its reservation is refunded
 // (applyUpdate, once). A vendor that refuses has usually started or finished the task: it is refreshed again.
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { GatewayError, clip } from '../http/errors.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { applyUpdate } from './apply-update.js';
 import { refreshTasks } from './refresh.js';
-import { isFinal, taskPath, type TaskRecord } from './task-record.js';
+import { isFinal, taskPath, type TaskRecord } from '../records/task-record.js';
 import { callSpan, type RequestTrace } from '../tracing/tracing.js';
 
 /** How long a delete waits for a poll of the same task to finish before answering task_busy. */

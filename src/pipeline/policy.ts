@@ -1,9 +1,9 @@
 // What a policy supplies to the pipeline: for a proxied route, how its body is read, how each attempt's request is
 // built and how the answer is given (the respond step); for a local route (models, task queries), the answer alone.
-import type { BodyKind } from '../pipeline/read-request.js';
-import type { Build, RetryRule, Sent } from '../pipeline/dispatch.js';
-import type { Caller, Exchange, Matched, Priced } from '../pipeline/exchange.js';
-import type { Bill, Hold } from '../billing/reservation.js';
+import type { BodyKind } from './read-request.js';
+import type { Build, RetryRule, Sent } from './dispatch.js';
+import type { Caller, Exchange, Matched, Priced } from './exchange.js';
+import type { Bill, Hold } from './reservation.js';
 
 export interface ProxiedPolicy {
   body: BodyKind;

@@ -1,7 +1,7 @@
 // The caller's task or 404: the existence of other users' tasks, or of other families', is never revealed.
 import { GatewayError, clip } from '../http/errors.js';
-import type { Caller, Exchange } from '../pipeline/exchange.js';
-import type { TaskRecord } from '../tasks/task-record.js';
+import type { Caller, Exchange } from './exchange.js';
+import type { TaskRecord } from '../records/task-record.js';
 
 export async function ownTask(ex: Exchange, c: Caller, id: string | undefined): Promise<TaskRecord> {
   const rec = id ? await ex.g.tasks.get(id) : undefined;
