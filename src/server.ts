@@ -12,6 +12,7 @@ import { newContext, newRequestId, type RequestContext } from './pipeline/contex
 import { logRequest } from './log.js';
 import { observeRequest } from './metrics/metrics.js';
 import { serve } from './pipeline/index.js';
+import { policyOf } from './policies/index.js';
 import { GatewayResponse } from './http/gateway-response.js';
 import { bodyStillArriving } from './http/linger.js';
 import { maxOpenFiles } from './http/open-files.js';
@@ -118,7 +119,7 @@ async function handle(g: RunningGateway, req: IncomingMessage, res: ServerRespon
     upgrade.socket.once('close', upgrade.onClose);
   }
   try {
-    await serve({ g, req, res, ctx, upgrade });
+    await serve({ g, req, res, ctx, upgrade }, policyOf);
   } catch (err) {
     await fail(g, ctx, res, err);
   } finally {

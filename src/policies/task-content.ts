@@ -11,7 +11,7 @@ import { callSpan } from '../tracing/tracing.js';
 import { relayBody } from '../transport/relay-body.js';
 import { foreignTarget, UnsafeUrl } from '../transport/safe-fetch.js';
 import { taskPath, type TaskRecord } from '../records/task-record.js';
-import { ownTask } from '../pipeline/own-task.js';
+import { ownTask } from '../pipeline/own-records.js';
 
 const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'last-modified', 'etag'];
 

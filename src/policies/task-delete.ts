@@ -10,7 +10,7 @@ import { answerTask } from '../tasks/answer.js';
 import { cancelTask } from '../tasks/cancel.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { isFinal, taskPath, type TaskRecord } from '../records/task-record.js';
-import { ownTask } from '../pipeline/own-task.js';
+import { ownTask } from '../pipeline/own-records.js';
 import { callSpan, type RequestTrace } from '../tracing/tracing.js';
 
 export async function deleteTask(ex: Exchange, c: Caller): Promise<void> {

@@ -6,7 +6,7 @@ import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { callSpan } from '../tracing/tracing.js';
 import { taskPath } from '../records/task-record.js';
-import { ownTask } from '../pipeline/own-task.js';
+import { ownTask } from '../pipeline/own-records.js';
 
 export async function relayTask(ex: Exchange, c: Caller): Promise<void> {
   const { g, ctx } = ex;
