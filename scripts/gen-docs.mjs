@@ -18,8 +18,9 @@ const check = process.argv.includes('--check');
 async function openapi() {
   const { loadRuntime, projectRoot } = await import('../dist/src/config/load-config.js');
   const { buildDocument } = await import('../dist/src/openapi/document.js');
+  const { policyOf } = await import('../dist/src/policies/index.js');
   const { runtime } = loadRuntime(projectRoot, { SWITCHYARD_ADMIN_KEY: 'x'.repeat(40) });
-  return buildDocument(runtime);
+  return buildDocument(runtime, policyOf);
 }
 
 const pages = [

@@ -1,13 +1,15 @@
-// The long-lived services a request needs, with the current compiled config swappable as one reference.
-import { ClientSecrets } from './realtime/client-secrets.js';
+// The long-lived services a request needs, with the current compiled config swappable as one reference: what the
+// request path sees of them is pipeline/gateway.ts.
+import type { Gateway, ReloadResult } from './pipeline/gateway.js';
+import { ClientSecrets } from './pipeline/client-secrets.js';
 import type { Logger } from 'pino';
 import type { Runtime } from './config/runtime.js';
-import { RouteTable } from './http/route-table.js';
+import { RouteTable } from './pipeline/route-table.js';
 import { RateLimiter } from './pipeline/rate-limiter.js';
 import type { Store } from './store/open-store.js';
 import { TokenStore } from './store/token-store.js';
-import { TaskRepo } from './tasks/task-repo.js';
-import { FileRepo } from './files/file-repo.js';
+import { TaskRepo } from './records/task-repo.js';
+import { FileRepo } from './records/file-repo.js';
 import { CircuitBreakers } from './pipeline/circuit-breaker.js';
 import { CallbackDelivery } from './tasks/callbacks.js';
 import type { Redactor } from './redaction/redactor.js';
@@ -17,15 +19,12 @@ import type { BodyLimits } from './http/read-body.js';
 import type { RequestContext } from './pipeline/context.js';
 import { Conversations } from './store/conversations.js';
 import { InFlight } from './http/in-flight.js';
-import { TokenAdmin } from './admin/token-admin.js';
 import { ChannelStats } from './pipeline/channel-stats.js';
 import type { Tracing } from './tracing/tracing.js';
 import type { RequestLog } from './request-log/request-log.js';
 
-/** What a reload reports: the config now running, and why a refused one was refused. */
-export interface ReloadResult { ok: boolean; hash: string; errors?: string }
-
-export class Gateway {
+/** The gateway of this process: every service built on the store, the config swapped in by a reload. */
+export class RunningGateway implements Gateway {
   runtime!: Runtime;
   routes!: RouteTable;
   readonly log: Logger;
@@ -34,12 +33,11 @@ export class Gateway {
   readonly secrets: ClientSecrets;
   readonly limiter: RateLimiter;
   readonly tasks: TaskRepo;
-  /** The callers' files (src/files/): records of bytes kept at vendors. */
+  /** The callers' files (src/files/): records of bytes kept at vendors (src/records/). */
   readonly files: FileRepo;
   readonly breakers: CircuitBreakers;
   readonly callbacks: CallbackDelivery;
   readonly conversations: Conversations;
-  readonly tokenAdmin: TokenAdmin;
   readonly channelStats = new ChannelStats();
   /** OpenTelemetry, when the environment sets an OTLP endpoint (start.ts); undefined otherwise. */
   tracing: Tracing | undefined;
@@ -61,7 +59,6 @@ export class Gateway {
     this.callbacks = new CallbackDelivery(this);
     this.conversations = new Conversations(store);
     this.secrets = new ClientSecrets(store, this.tokens);
-    this.tokenAdmin = new TokenAdmin(store, this.tokens, () => this.runtime, (r) => this.requestLog?.add(r));
     this.swap(runtime);
   }
 

@@ -1,6 +1,6 @@
 // Graceful stop and live config reload: nothing in flight is dropped, a broken config never replaces a working one.
 import type { Server } from 'node:http';
-import type { Gateway } from './gateway.js';
+import type { RunningGateway } from './gateway.js';
 import { loadRuntime } from './config/load-config.js';
 import { ConfigError, formatDiagnostic } from './config/diagnostics.js';
 
@@ -10,7 +10,7 @@ import { ConfigError, formatDiagnostic } from './config/diagnostics.js';
  * gets a 503, and every cut request refunds or settles before the connections close. Returns within the deadline
  * plus half a second, whatever the upstreams do.
  */
-export async function drain(server: Server, g: Gateway, deadlineMs: number): Promise<{ drained: boolean; cut: number }> {
+export async function drain(server: Server, g: RunningGateway, deadlineMs: number): Promise<{ drained: boolean; cut: number }> {
   server.close();
   server.closeIdleConnections();
   const until = Date.now() + deadlineMs;
@@ -28,7 +28,7 @@ export async function drain(server: Server, g: Gateway, deadlineMs: number): Pro
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function reloadConfig(g: Gateway, configDir: string | undefined, env: NodeJS.ProcessEnv): { ok: boolean; hash: string; errors?: string } {
+export function reloadConfig(g: RunningGateway, configDir: string | undefined, env: NodeJS.ProcessEnv): { ok: boolean; hash: string; errors?: string } {
   try {
     const { runtime, warnings } = loadRuntime(configDir, env);
     for (const w of warnings) g.log.warn(formatDiagnostic(w));

@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino';
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from './pipeline/context.js';
 import { usageSummary } from './request-log/records.js';
-import { bounded, pathOf } from './log-fields.js';
+import { bounded, pathOf } from './request-log/log-fields.js';
 import type { Redactor } from './redaction/redactor.js';
 
 // Keys never reach these fields, but redaction guards against a future stage logging a raw header.

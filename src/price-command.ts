@@ -10,7 +10,7 @@ import { choosePrice } from './billing/choose-price.js';
 import { chargeOf, reservationFor } from './billing/price.js';
 import { readPriceInputs } from './billing/price-inputs.js';
 import { GatewayError } from './http/errors.js';
-import type { Usage } from './pipeline/context.js';
+import type { Usage } from './transform/usage.js';
 import { readUsage, type CompiledUsagePaths } from './transform/usage-paths.js';
 
 export function priceCommand(args: string[]): number {

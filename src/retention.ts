@@ -4,7 +4,7 @@
 // records; on PostgreSQL, the days ahead given their partitions). Each step is bounded work: a step with more to do
 // is asked again a little later rather than holding the event loop.
 import type { Logger } from 'pino';
-import { BackgroundLoop } from './background-loop.js';
+import { BackgroundLoop } from './tasks/background-loop.js';
 import type { Store } from './store/open-store.js';
 import type { RequestLog } from './request-log/request-log.js';
 import { pruneRequestLog } from './request-log/open-request-log.js';

@@ -4,23 +4,24 @@ import { requestRecord } from './request-log/records.js';
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import type { Gateway } from './gateway.js';
+import type { RunningGateway } from './gateway.js';
 import type { Exchange } from './pipeline/exchange.js';
 import { GatewayError, sendError, shapeA, toGatewayError } from './http/errors.js';
 import { ClientGone } from './http/read-body.js';
 import { newContext, newRequestId, type RequestContext } from './pipeline/context.js';
 import { logRequest } from './log.js';
-import { observeRequest } from './metrics.js';
+import { observeRequest } from './metrics/metrics.js';
 import { serve } from './pipeline/index.js';
+import { policyOf } from './policies/index.js';
 import { GatewayResponse } from './http/gateway-response.js';
 import { bodyStillArriving } from './http/linger.js';
 import { maxOpenFiles } from './http/open-files.js';
-import { defaultReason, transformFailure } from './http/refusal-reasons.js';
+import { defaultReason, transformFailure } from './pipeline/refusal-reasons.js';
 import { TransformError } from './transform/compile-transform.js';
 import { RefusedConnections } from './http/refused-connections.js';
 
 /** `tls`: the certificate and key to serve HTTPS (and wss://) with; plain HTTP without. */
-export function createGatewayServer(g: Gateway, tls?: { cert: Buffer; key: Buffer }): Server {
+export function createGatewayServer(g: RunningGateway, tls?: { cert: Buffer; key: Buffer }): Server {
   const limits = g.runtime.server;
   const linger = { totalMs: limits.linger_ms, idleMs: limits.linger_idle_ms };
   const options: ServerOptions = {
@@ -74,7 +75,7 @@ function clientErrorAnswer(code: string | undefined): [string, string, string] {
 }
 
 /** The operator's reason for a request refused by Node's parser, with the setting where there is one. */
-function clientErrorReason(code: string | undefined, limits: Gateway['runtime']['server']): string {
+function clientErrorReason(code: string | undefined, limits: RunningGateway['runtime']['server']): string {
   if (code === 'HPE_HEADER_OVERFLOW') return 'request headers over 16 KiB';
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return `request not received within server.header_timeout_ms (${limits.header_timeout_ms} ms) or server.request_timeout_ms (${limits.request_timeout_ms} ms)`;
   return 'malformed HTTP request';
@@ -105,7 +106,7 @@ function capConnections(server: Server, max: number, refused: RefusedConnections
   });
 }
 
-async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse, upgrade?: Upgrade): Promise<void> {
+async function handle(g: RunningGateway, req: IncomingMessage, res: ServerResponse, upgrade?: Upgrade): Promise<void> {
   const ctx = newContext(req.method ?? 'GET', req.url ?? '/');
   if (g.tracing) ctx.trace = g.tracing.request(req, ctx);
   res.setHeader('x-request-id', ctx.id);
@@ -118,7 +119,7 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse, upg
     upgrade.socket.once('close', upgrade.onClose);
   }
   try {
-    await serve({ g, req, res, ctx, upgrade });
+    await serve({ g, req, res, ctx, upgrade }, policyOf);
   } catch (err) {
     await fail(g, ctx, res, err);
   } finally {
@@ -140,7 +141,7 @@ async function handle(g: Gateway, req: IncomingMessage, res: ServerResponse, upg
 const logged = (ctx: RequestContext) => !unlogged.has(ctx.route?.policy ?? '');
 const unlogged = new Set(['health', 'ready', 'metrics', 'openapi', 'console', 'admin']);
 
-async function fail(g: Gateway, ctx: RequestContext, res: ServerResponse, err: unknown): Promise<void> {
+async function fail(g: RunningGateway, ctx: RequestContext, res: ServerResponse, err: unknown): Promise<void> {
   const reason = ctx.abort.signal.reason;
   if (reason === 'client_gone' || err instanceof ClientGone) { ctx.errorCode = 'client_gone'; return; }
   const e = reason === 'shutdown' ? new GatewayError('shutting_down') : err instanceof TransformError ? transformFailure(err, ctx) : toGatewayError(err);

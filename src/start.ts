@@ -7,18 +7,19 @@ import { defaultStoreUri, openStore, type Store } from './store/open-store.js';
 import { logSettings } from './request-log/log-settings.js';
 import { openRequestLog } from './request-log/open-request-log.js';
 import { retentionLoop } from './retention.js';
-import { Gateway, type ReloadResult } from './gateway.js';
+import { RunningGateway } from './gateway.js';
+import type { ReloadResult } from './pipeline/gateway.js';
 import { createGatewayServer } from './server.js';
 import { readTls, tlsFiles } from './http/tls-settings.js';
 import type { Server as TlsServer } from 'node:https';
 import { createLogging, type Destination } from './log.js';
 import { TaskPoller } from './tasks/poller.js';
 import { sweep } from './tasks/recovery.js';
-import { BackgroundLoop } from './background-loop.js';
+import { BackgroundLoop } from './tasks/background-loop.js';
 import { drain, reloadConfig } from './lifecycle.js';
 import { Redactor } from './redaction/redactor.js';
 import { mintedSecrets } from './transport/auth/index.js';
-import { loadTracing } from './tracing/tracing.js';
+import { loadTracing } from './tracing/load-tracing.js';
 
 export interface StartOptions {
   port?: number; host?: string; configDir?: string; storeUri?: string; env?: NodeJS.ProcessEnv;
@@ -28,7 +29,7 @@ export interface StartOptions {
   poller?: boolean;
 }
 export interface Running {
-  gateway: Gateway; server: Server; url: string; port: number; store: Store; poller: TaskPoller; recovery: BackgroundLoop;
+  gateway: RunningGateway; server: Server; url: string; port: number; store: Store; poller: TaskPoller; recovery: BackgroundLoop;
   /** Stops at once (tests). */
   close(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish up to `deadlineMs`, then stops the poller and closes the store. */
@@ -51,7 +52,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const store = await openStore(storeUri, { onError: (msg, err) => log.error({ err }, msg), markerTtlMs });
   const logSet = logSettings(env, storeUri);
   const requestLog = logSet && await openRequestLog(logSet, log);
-  const gateway = new Gateway(runtime, store, logging, redactor, requestLog);
+  const gateway = new RunningGateway(runtime, store, logging, redactor, requestLog);
   gateway.tracing = tracing;
   gateway.reload = () => reloadConfig(gateway, opts.configDir, opts.env ?? process.env);
   const tls = tlsFiles(env);
@@ -111,21 +112,21 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
  * Requests whose socket left the HTTP server (realtime sessions) outlive closeAllConnections: each is told the gateway
  * stops, and its money settled, before the store closes.
  */
-async function endDetached(g: Gateway, ms: number): Promise<void> {
+async function endDetached(g: RunningGateway, ms: number): Promise<void> {
   for (const ctx of g.active) ctx.abort.abort('shutdown');
   const until = Date.now() + ms;
   while (g.active.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
 }
 
 /** Unused rate-limit leases go back and billed tokens are counted before the store closes; a store that does not answer is not waited for. */
-async function returnLeases(g: Gateway): Promise<void> {
+async function returnLeases(g: RunningGateway): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([g.limiter.close(), new Promise((r) => { timer = setTimeout(r, 500); })]);
   clearTimeout(timer);
 }
 
 /** A renewed certificate is served to new connections; one that cannot be read leaves the running one in place. */
-function renewTls(server: TlsServer, files: NonNullable<ReturnType<typeof tlsFiles>>, log: Gateway['log']): void {
+function renewTls(server: TlsServer, files: NonNullable<ReturnType<typeof tlsFiles>>, log: RunningGateway['log']): void {
   try {
     server.setSecureContext(readTls(files));
   } catch (err) {

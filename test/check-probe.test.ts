@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../simulator/server.js';
 import { projectRoot } from '../src/config/load-config.js';
 import { displayUrl } from '../src/config/channel-status.js';
-import { compileProbe } from '../src/probe/compile-probe.js';
+import { compileProbe } from '../src/config/compile-probe.js';
 import { judgeAnswer } from '../src/probe/judge.js';
 import { fixture } from './helpers/stack.js';
 

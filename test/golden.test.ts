@@ -22,7 +22,7 @@ import { loadRuntime, projectRoot, schemaRegistry } from '../src/config/load-con
 import { extendsOf } from '../src/config/vendor-files.js';
 import type { CompiledOperation, CompiledRoute, Runtime } from '../src/config/runtime.js';
 import type { Transform } from '../src/transform/compile-transform.js';
-import { publicView, type TaskRecord } from '../src/tasks/task-record.js';
+import { publicView, type TaskRecord } from '../src/records/task-record.js';
 
 const goldenDir = join(projectRoot, 'test', 'golden');
 
@@ -244,7 +244,7 @@ test('golden fixtures: every JSONata slot of the shipped configs (the demo and d
       if (spec.input === 'array') assert.ok(Array.isArray(fx.input), 'the engine runs this slot on the array of answers');
       if (spec.input === 'view') {
         assert.ok(fx.input && typeof fx.input === 'object', 'the engine runs this slot on a task\'s public view');
-        assert.deepEqual(Object.keys(fx.input).sort(), viewKeys, 'the input is a task\'s public view (src/tasks/task-record.ts publicView), with exactly its keys');
+        assert.deepEqual(Object.keys(fx.input).sort(), viewKeys, 'the input is a task\'s public view (src/records/task-record.ts publicView), with exactly its keys');
       }
 
       const actual = normalise(await slot.transform.run(fx.input, fx.bindings));

@@ -37,7 +37,7 @@ test('/metrics exposes request counts, added latency and quota movements', async
 });
 
 test('histogram buckets are cumulative and +Inf equals the count, in Prometheus text', async () => {
-  const { FastHistogram } = await import('../src/fast-metrics.js');
+  const { FastHistogram } = await import('../src/metrics/fast-metrics.js');
   const set: InstanceType<typeof FastHistogram>[] = [];
   const h = new FastHistogram('t_seconds', 'test', ['route'], [0.1, 1], set);
   const c = h.child('r"x');

@@ -11,6 +11,7 @@ import { call } from './helpers/video.js';
 import { DocumentSchemas } from './helpers/openapi.js';
 import { loadRuntime, projectRoot } from '../src/config/load-config.js';
 import { buildDocument } from '../src/openapi/document.js';
+import { policyOf } from '../src/policies/index.js';
 import { queryParameters } from '../src/openapi/parameters.js';
 
 test('without SWITCHYARD_ADMIN_KEY the document has no admin routes (they are not compiled) and no admin key scheme', async () => {
@@ -38,7 +39,7 @@ test("an operator's own request schema (with definitions and a $ref into a shipp
     properties: { model: { type: 'string' }, user: { $ref: '#/definitions/User' }, messages: { type: 'array', items: { $ref: 'chat-completions.request.json#/definitions/ChatMessage' } } },
     definitions: { User: { type: 'string', minLength: 1, tsType: 'string' } },
   }));
-  const doc = await buildDocument(loadRuntime(dir, { SWITCHYARD_SIM_URL: 'http://127.0.0.1:9' }).runtime);
+  const doc = await buildDocument(loadRuntime(dir, { SWITCHYARD_SIM_URL: 'http://127.0.0.1:9' }).runtime, policyOf);
   assert.equal((await new Validator().validate(doc)).valid, true);
   const op = doc.paths as Record<string, any>;
   assert.equal(op['/v1/chat/completions'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/my-chat.request');

@@ -13,6 +13,7 @@ import { sseData } from './helpers/api.js';
 import { DocumentSchemas, check } from './helpers/openapi.js';
 import { loadRuntime, projectRoot } from '../src/config/load-config.js';
 import { openapiDocument } from '../src/openapi/serve-openapi.js';
+import { policyOf } from '../src/policies/index.js';
 
 interface RouteDef { id: string; method: string; path: string; body_schema?: string; multipart?: boolean }
 const routes: RouteDef[] = parse(readFileSync(join(projectRoot, 'routes.yaml'), 'utf8')).routes;
@@ -195,14 +196,14 @@ test('real family errors validate against their declared shapes, and would not p
 test('the document is built once per config, and a new config (a reload) gets its own', async () => {
   const g = stack.gw.gateway;
   const first = g.runtime;
-  assert.equal(openapiDocument(first), openapiDocument(first), 'one build per config');
+  assert.equal(openapiDocument(first, policyOf), openapiDocument(first, policyOf), 'one build per config');
   const [a, b] = await Promise.all([fetch(`${stack.url}/openapi.json`), fetch(`${stack.url}/openapi.json`)]);
   assert.equal(await a.text(), await b.text());
   // A config loaded without the admin key, swapped in as a reload does: the next answer describes it.
   const next = loadRuntime(undefined, { ...process.env, SWITCHYARD_SIM_URL: stack.sim.url, SWITCHYARD_ADMIN_KEY: '' }).runtime;
   g.swap(next);
   try {
-    assert.notEqual(openapiDocument(next), openapiDocument(first));
+    assert.notEqual(openapiDocument(next, policyOf), openapiDocument(first, policyOf));
     const now = await (await fetch(`${stack.url}/openapi.json`)).json();
     assert.deepEqual(Object.keys(now.paths).filter((p) => p.startsWith('/admin')), []);
     assert.equal(now.info['x-config-hash'], next.hash);

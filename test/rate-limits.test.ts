@@ -101,8 +101,8 @@ test('tokens per minute: counted from billed usage when a request settles; reque
   // Routes that reach no vendor spend no tokens and are not refused for them.
   assert.equal((await models(stack, key)).status, 200);
   // A token's own limit replaces its group's.
-  await stack.gw.gateway.tokenAdmin.update(id, { tokens_per_minute: 10_000 });
-  await peer.gw.gateway.tokenAdmin.update(id, { tokens_per_minute: 10_000 }); // drops the peer's cached record at once
+  await stack.gw.gateway.tokens.update(id, { tokens_per_minute: 10_000 });
+  await peer.gw.gateway.tokens.update(id, { tokens_per_minute: 10_000 }); // drops the peer's cached record at once
   const raised = await post(chatUrl(peer), hello, key);
   assert.equal(raised.status, 200, raised.text);
   assert.equal(raised.headers.get('x-ratelimit-limit-tokens'), '10000');

@@ -2,7 +2,7 @@
 import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { readBody } from '../http/read-body.js';
-import type { AdminPolicy } from '../policies/policy.js';
+import type { AdminPolicy } from '../pipeline/policy.js';
 import { createToken, getToken, listTokens, revokeToken, topupToken, updateToken } from './tokens-api.js';
 import { serveUsage } from './usage-api.js';
 import { serveTasks } from './tasks-api.js';

@@ -8,7 +8,7 @@ import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { queryOf } from '../pipeline/match-route.js';
 import type { Exchange } from '../pipeline/exchange.js';
-import type { TaskRecord } from '../tasks/task-record.js';
+import type { TaskRecord } from '../records/task-record.js';
 import { readLimit } from './list-page.js';
 import { readRange } from './time-range.js';
 

@@ -7,7 +7,7 @@ import { sendJson } from '../http/send-json.js';
 import { queryOf } from '../pipeline/match-route.js';
 import type { Exchange, Matched } from '../pipeline/exchange.js';
 import type { RequestLog } from '../request-log/request-log.js';
-import { cursorAfter, readLogQuery } from '../request-log/log-query.js';
+import { cursorAfter, readLogQuery } from './log-query.js';
 import type { LogQuery, RequestRecord } from '../request-log/log-store.js';
 import { csvHeader, csvRow } from '../request-log/csv.js';
 

@@ -5,7 +5,7 @@ import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { queryOf } from '../pipeline/match-route.js';
 import type { Exchange } from '../pipeline/exchange.js';
-import type { TaskRecord } from '../tasks/task-record.js';
+import type { TaskRecord } from '../records/task-record.js';
 import { readLimit } from './list-page.js';
 
 export const taskStatuses = ['queued', 'in_progress', 'completed', 'failed'];

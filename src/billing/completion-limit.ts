@@ -4,7 +4,7 @@
 // instead. Anything else (below 1, fractional, past 2^31 − 1, not a number) is refused in both modes, naming the field.
 import type { Model } from '../types/generated/channels.js';
 import { GatewayError } from '../http/errors.js';
-import { valueAt, wholeNumber } from './body-numbers.js';
+import { valueAt, wholeNumber } from '../http/body-numbers.js';
 
 /** The largest limit lowered rather than refused: a signed 32-bit integer, what vendors' own schemas accept. */
 export const MOST_TOKENS = 2 ** 31 - 1;

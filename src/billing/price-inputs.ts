@@ -5,10 +5,10 @@ import type { Model } from '../types/generated/channels.js';
 import type { PriceInputs as PriceInputFields } from '../types/generated/routes.js';
 import { GatewayError } from '../http/errors.js';
 import { readCompletionLimit, type Clamped } from './completion-limit.js';
-import { valueAt, wholeNumber } from './body-numbers.js';
+import { valueAt, wholeNumber } from '../http/body-numbers.js';
 import { isFile, secondsOf } from '../http/multipart.js';
 
-export { valueAt } from './body-numbers.js';
+export { valueAt } from '../http/body-numbers.js';
 export { maxOutputTokens } from './completion-limit.js';
 
 /** Field paths per input, split once at load. */

@@ -1,7 +1,7 @@
 // Turns usage into quota units with the request's price, line by line, and what a request may cost before it is
 // sent. One formula for every route: per call × units, per second × seconds, each token class × its rate (at the
 // tier the prompt falls in), all times the price's factor; the total is rounded up to a whole unit.
-import type { Usage } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { maxOutputTokens, secondsToCharge, type PriceInputs } from './price-inputs.js';
 import type { Model } from '../types/generated/channels.js';
 import type { ChosenPrice, Scalar } from './price-rules.js';

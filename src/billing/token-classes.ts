@@ -3,7 +3,7 @@
 // beside the input count, which the usage paths sum into the prompt), so the classes are derived here once, each
 // clamped to what is left of its total: a vendor reporting nonsense can shift tokens between classes but never bill
 // more tokens than the totals, nor fewer than zero.
-import type { Usage, UsageDetails } from '../pipeline/context.js';
+import type { Usage, UsageDetails } from '../transform/usage.js';
 
 export type TokenCounts = Record<string, number>;
 

@@ -4,6 +4,7 @@ import type { RouteAudio } from '../types/generated/routes.js';
 import type { OperationAudio } from '../types/generated/channels.js';
 import { compileTransform, type Transform } from '../transform/compile-transform.js';
 import { compilePath } from '../transform/usage-paths.js';
+import type { PcmLayout } from '../media/wav-header.js';
 
 type Path = ReturnType<typeof compilePath>;
 
@@ -23,8 +24,6 @@ export interface CompiledOperationAudio {
   format?: string;
   pcm?: PcmLayout;
 }
-
-export interface PcmLayout { rate: number; channels: number; bits: number }
 
 export function compileRouteAudio(a: RouteAudio, transformMs: number): CompiledRouteAudio {
   return {

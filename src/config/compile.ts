@@ -12,7 +12,7 @@ import { compileOperationAudio, compileRouteAudio } from './compile-audio.js';
 import { compileClientSecret, compileRealtime } from './compile-realtime.js';
 import { compilePrice } from '../billing/price-rules.js';
 import { compileUsagePaths } from '../transform/usage-paths.js';
-import { compileProbe } from '../probe/compile-probe.js';
+import { compileProbe } from './compile-probe.js';
 import { newPool } from '../transport/http-client.js';
 import { extendsOf } from './vendor-files.js';
 import { endpointTypesOf, serves } from './endpoint-types.js';

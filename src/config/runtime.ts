@@ -7,12 +7,11 @@ import type { Transform } from '../transform/compile-transform.js';
 import type { Auth, Model, Group, Timeouts, TaskSettings, CallbackSettings } from '../types/generated/channels.js';
 import type { Route, RateLimit, ServerLimits } from '../types/generated/routes.js';
 import type { CompiledPriceInputs } from '../billing/price-inputs.js';
-import type { BreakerSettings } from '../pipeline/circuit-breaker.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
 import type { CompiledUsagePaths } from '../transform/usage-paths.js';
 import type { CompiledPrice } from '../billing/price-rules.js';
 import type { SchemaRegistry } from './schema-registry.js';
-import type { CompiledProbe } from '../probe/compile-probe.js';
+import type { CompiledProbe } from './compile-probe.js';
 
 export interface RouteLimitsResolved {
   maxBodyBytes: number;
@@ -189,6 +188,9 @@ export interface CompiledOperation {
   /** A vendor that sends its audio inside events (decoded for the client). */
   audio?: CompiledOperationAudio;
 }
+
+/** A channel's circuit breaker (pipeline/circuit-breaker.ts), from channels.yaml's `breaker_*` keys. */
+export interface BreakerSettings { windowMs: number; minRequests: number; failureRate: number; openMs: number }
 
 export interface CompiledChannel {
   id: string;

@@ -4,7 +4,7 @@
 // upload (400 naming the line, before anything reaches a vendor); what the lines ask for is summed for the reservation.
 import { createHash } from 'node:crypto';
 import type { ErrorObject } from 'ajv';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { CompiledChannel, CompiledFilesRoute, CompiledRoute } from '../config/runtime.js';
 import type { TokenRecord } from '../store/token-store.js';
 import type { Model } from '../types/generated/channels.js';
@@ -12,11 +12,11 @@ import type { ChosenPrice, CompiledPrice } from '../billing/price-rules.js';
 import { GatewayError, clip } from '../http/errors.js';
 import { parseJsonObject } from '../http/read-body.js';
 import { describeAjvErrors } from '../config/schema-registry.js';
-import { checkAccess } from '../pipeline/resolve-model.js';
+import { checkAccess } from '../pipeline/model-access.js';
 import { choosePrice } from '../billing/choose-price.js';
 import { readPriceInputs } from '../billing/price-inputs.js';
 import { batchPrice, type BatchLines } from '../billing/batch-price.js';
-import type { LineSummary } from './file-record.js';
+import type { LineSummary } from '../records/file-record.js';
 import type { Line } from './read-lines.js';
 
 /** Room for a line's envelope (`custom_id`, `method`, `url`) beside its body. */

@@ -1,6 +1,5 @@
 // Actions `get`, `list`, `content` and `delete` of policy `files`: the caller's files, in OpenAI's shapes. Another
 // user's file, or an unknown one, is 404 alike. The bytes are streamed from the vendor that holds them, never kept.
-import type { Gateway } from '../gateway.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { queryOf } from '../pipeline/match-route.js';
 import { addedMs } from '../pipeline/context.js';
@@ -12,14 +11,8 @@ import { send } from '../transport/http-client.js';
 import { relayBody } from '../transport/relay-body.js';
 import { fillPath } from '../transform/fill-path.js';
 import type { CatalogQuery } from '../store/task-catalog.js';
-import { fileObject, type FileRecord } from './file-record.js';
-
-/** The caller's file, or 404. */
-export async function ownFile(g: Gateway, c: Caller, id: string | undefined): Promise<FileRecord> {
-  const rec = id ? await g.files.get(id) : undefined;
-  if (!rec || rec.owner.user !== c.token.user) throw new GatewayError('file_not_found', `File ${clip(id ?? '')} not found`);
-  return rec;
-}
+import { fileObject, type FileRecord } from '../records/file-record.js';
+import { ownFile } from '../pipeline/own-records.js';
 
 export async function getFile(ex: Exchange, c: Caller): Promise<void> {
   sendJson(ex.res, 200, fileObject(await ownFile(ex.g, c, c.params.id)));

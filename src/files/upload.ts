@@ -2,7 +2,7 @@
 // in memory), is read back line by line and checked (check-lines.ts), then streamed from the spool to a channel that
 // will run its batch. Nothing reaches a vendor before every line has passed; the record maps the gateway's id to the
 // vendor's, with its owner, channel and what its lines ask for.
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { CompiledChannel, CompiledFilesRoute } from '../config/runtime.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { readRequest } from '../pipeline/read-request.js';
@@ -14,10 +14,10 @@ import { sendJson } from '../http/send-json.js';
 import { channelTarget } from '../transport/channel-target.js';
 import { send, UpstreamFailure } from '../transport/http-client.js';
 import { readLimited } from '../transport/read-limited.js';
-import { wholeNumber } from '../billing/body-numbers.js';
+import { wholeNumber } from '../http/body-numbers.js';
 import { LineChecker } from './check-lines.js';
 import { readLines } from './read-lines.js';
-import { fileObject, newFileId, type FileRecord } from './file-record.js';
+import { fileObject, newFileId, type FileRecord } from '../records/file-record.js';
 
 const bad = (message: string) => new GatewayError('invalid_request', message);
 

@@ -1,7 +1,7 @@
 // Reads how long each upload a route prices by lasts (price_inputs.media_seconds), from the file's own header, once
 // it is spooled and before anything is priced: a few reads at known offsets, never the whole file.
 import { isSpooled, noteSeconds } from '../http/multipart.js';
-import { valueAt } from '../billing/body-numbers.js';
+import { valueAt } from '../http/body-numbers.js';
 import { audioDuration, type AudioFormat, type AudioProbe } from './audio-duration.js';
 
 export async function probeUploads(body: Record<string, unknown>, paths: string[][]): Promise<void> {

@@ -1,6 +1,7 @@
 // The 44-byte header of a WAV file whose length is not known when it starts (raw PCM streamed as it comes): the RIFF
 // and data sizes are 0xFFFFFFFF, which players and decoders read as "until the end of the stream".
-import type { PcmLayout } from '../config/compile-audio.js';
+/** Raw PCM's layout: samples a second, channels, bits a sample. */
+export interface PcmLayout { rate: number; channels: number; bits: number }
 
 export function wavStreamHeader(p: PcmLayout): Buffer {
   const h = Buffer.alloc(44);

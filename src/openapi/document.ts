@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Runtime } from '../config/runtime.js';
+import type { PolicyOf } from '../pipeline/policy.js';
 import { projectRoot } from '../config/load-config.js';
 import { SchemaComponents } from './convert-schema.js';
 import { ErrorShapes } from './error-shapes.js';
@@ -13,15 +14,16 @@ import { tagOf, tagsOf } from './tags.js';
 
 const version = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
-export async function buildDocument(runtime: Runtime): Promise<Record<string, unknown>> {
+/** `policyOf`: which policy answers a route (the process's registry, src/policies/index.ts). */
+export async function buildDocument(runtime: Runtime, policyOf: PolicyOf): Promise<Record<string, unknown>> {
   const components = new SchemaComponents(runtime.schemas);
   const errors = new ErrorShapes(components);
-  await errors.learn(runtime.routes, (r) => tagOf(r).name.replace(/[^A-Za-z0-9._-]/g, '-'));
+  await errors.learn(runtime.routes, (r) => tagOf(r, policyOf).name.replace(/[^A-Za-z0-9._-]/g, '-'));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of runtime.routes) {
     const at = (paths[route.path] ??= {});
     const method = route.method.toLowerCase();
-    const op = await operationOf(route, components, errors);
+    const op = await operationOf(route, components, errors, policyOf);
     if (!at[method]) { at[method] = op; continue; }
     // Routes sharing a path (each for its own operation, chosen by the model the path names): the first is the
     // operation, the others its alternates, with their own request bodies and answers (their errors in their own
@@ -43,7 +45,7 @@ export async function buildDocument(runtime: Runtime): Promise<Record<string, un
       'x-config-hash': runtime.hash,
     },
     servers: [{ url: '/' }],
-    tags: tagsOf(runtime.routes),
+    tags: tagsOf(runtime.routes, policyOf),
     paths,
     components: { schemas: sorted(components.schemas), securitySchemes: securitySchemes(runtime.routes) },
   };

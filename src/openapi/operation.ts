@@ -9,13 +9,14 @@ import { refusalsOf, relaysVendorErrors, type Refusal } from './refusals.js';
 import { requestBodyOf } from './request-body.js';
 import { securityOf } from './security.js';
 import { tagOf } from './tags.js';
+import type { PolicyOf } from '../pipeline/policy.js';
 
 type Json = Record<string, unknown>;
 
-export async function operationOf(route: CompiledRoute, components: SchemaComponents, errors: ErrorShapes): Promise<Json> {
+export async function operationOf(route: CompiledRoute, components: SchemaComponents, errors: ErrorShapes, policyOf: PolicyOf): Promise<Json> {
   const responses: Record<string, Json> = {};
   for (const a of await answersOf(route, components)) responses[a.status] = { description: a.description, content: a.content };
-  for (const [status, refusals] of byStatus(refusalsOf(route))) {
+  for (const [status, refusals] of byStatus(refusalsOf(route, policyOf))) {
     const error = errors.bodyOf(route, status);
     const mine = responses[status]; // a status the answer itself uses (a readiness probe's 503)
     const own = (mine?.content as Record<string, Json> | undefined)?.['application/json']?.schema;
@@ -25,16 +26,16 @@ export async function operationOf(route: CompiledRoute, components: SchemaCompon
       ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait, when known.', schema: { type: 'integer' } } } } : {}),
     };
   }
-  if (relaysVendorErrors(route)) {
+  if (relaysVendorErrors(route, policyOf)) {
     responses.default = route.policy === 'passthrough'
       ? { description: 'The vendor\'s answer with any other status, relayed as it came.', content: { '*/*': { schema: {} } } }
       : { description: 'A vendor\'s own client error, relayed with its status and code (its 5xx become 502).', content: { 'application/json': { schema: errors.bodyOf(route, 400) } } };
   }
-  const requestBody = requestBodyOf(route, components);
+  const requestBody = requestBodyOf(route, components, policyOf);
   const parameters = parametersOf(route);
   return {
     operationId: route.id,
-    tags: [tagOf(route).name],
+    tags: [tagOf(route, policyOf).name],
     summary: summaryOf(route),
     description: descriptionOf(route),
     ...(parameters.length ? { parameters } : {}),

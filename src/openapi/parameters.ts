@@ -13,7 +13,7 @@ const limit = (def: number, max: number) => query('limit', `How many items a pag
 const after = (what: string) => query('after', `The id of the last ${what} of the previous page; the page starts after it.`);
 const instant = (name: string, what: string) => query(name, `${what}: unix seconds, or an ISO 8601 date (UTC midnight) or time.`);
 
-/** A request log search's parameters (src/request-log/log-query.ts), with its page size. */
+/** A request log search's parameters (src/admin/log-query.ts), with its page size. */
 function logSearch(def: number, max: number): Parameter[] {
   return [
     instant('from', 'Records that ended from (default: a day before `to`; at most 400 days)'), instant('to', 'Records that ended before (default: now)'),
@@ -46,12 +46,12 @@ export const queryParameters: Record<string, QuerySet> = {
     query('min_difference', 'The smallest difference listed, in units (default 1).', { type: 'integer', minimum: 0, default: 1 }),
     limit(50, 100), after('task'),
   ] },
-  'admin:requests': { source: 'src/request-log/log-query.ts', parameters: logSearch(100, 1000) },
+  'admin:requests': { source: 'src/admin/log-query.ts', parameters: logSearch(100, 1000) },
   'admin:requests_export': { source: 'src/admin/requests-api.ts', parameters: [
     query('format', 'CSV, or JSON Lines (one record a line).', { type: 'string', enum: ['csv', 'jsonl'], default: 'jsonl' }),
     ...logSearch(1000, 1000).filter((p) => p.name !== 'limit' && p.name !== 'cursor'),
   ] },
-  'billing:requests': { source: 'src/request-log/log-query.ts', parameters: logSearch(20, 100).filter((p) => p.name !== 'token' && p.name !== 'user') },
+  'billing:requests': { source: 'src/admin/log-query.ts', parameters: logSearch(20, 100).filter((p) => p.name !== 'token' && p.name !== 'user') },
   'admin:usage': { source: 'src/admin/usage-api.ts', parameters: [
     query('token', 'Only this token id.'), query('user', 'Only tokens of this user.'),
     instant('from', 'Start of the range (default: 30 days before `to`; at most 400 days)'), instant('to', 'End of the range, exclusive (default: now)'),

@@ -2,7 +2,7 @@
 // architecture.md) and the catalogued codes each stage refuses with, so the statuses come from the catalog itself.
 import type { CompiledRoute } from '../config/runtime.js';
 import { catalog, type ErrorCode } from '../http/errors.js';
-import { policyOf } from '../policies/index.js';
+import type { PolicyOf } from '../pipeline/policy.js';
 
 /** A catalogued refusal; `status` where the stage answers the code with another status than the catalog's. */
 export interface Refusal { code: ErrorCode; status: number }
@@ -54,8 +54,8 @@ const adminActions: Record<string, ErrorCode[]> = {
 const billingActions: Record<string, ErrorCode[]> = { usage: ['invalid_request'] };
 
 /** Every refusal of the route, one per code and status, in status order. */
-export function refusalsOf(route: CompiledRoute): Refusal[] {
-  const codes = stagesOf(route).flat();
+export function refusalsOf(route: CompiledRoute, policyOf: PolicyOf): Refusal[] {
+  const codes = stagesOf(route, policyOf).flat();
   const out = new Map<string, Refusal>();
   for (const code of codes) out.set(`${code}:${catalog[code].status}`, { code, status: catalog[code].status });
   // A Range the result does not have is answered 416 (src/policies/task-content.ts).
@@ -64,12 +64,12 @@ export function refusalsOf(route: CompiledRoute): Refusal[] {
 }
 
 /** Whether a vendor's own error status reaches the client (its 4xx relayed; on passthrough, every answer as it came). */
-export function relaysVendorErrors(route: CompiledRoute): boolean {
+export function relaysVendorErrors(route: CompiledRoute, policyOf: PolicyOf): boolean {
   const p = policyOf(route);
   return p.kind === 'proxied' && (p.policy.relayErrors || p.policy.body === 'raw');
 }
 
-function stagesOf(route: CompiledRoute): ErrorCode[][] {
+function stagesOf(route: CompiledRoute, policyOf: PolicyOf): ErrorCode[][] {
   const p = policyOf(route);
   if (p.kind === 'open' && !route.auth) return [stages.connection];
   if (p.kind === 'admin') {

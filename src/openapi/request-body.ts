@@ -1,10 +1,10 @@
 // A route's request body: its `body_schema` as JSON (and as multipart/form-data where the route takes uploads), a
 // JSON object where the policy reads one without a schema, the raw bytes a passthrough route forwards.
 import type { CompiledRoute } from '../config/runtime.js';
-import { policyOf } from '../policies/index.js';
+import type { PolicyOf } from '../pipeline/policy.js';
 import type { SchemaComponents } from './convert-schema.js';
 
-export function requestBodyOf(route: CompiledRoute, components: SchemaComponents): Record<string, unknown> | undefined {
+export function requestBodyOf(route: CompiledRoute, components: SchemaComponents, policyOf: PolicyOf): Record<string, unknown> | undefined {
   const limit = `At most ${route.limits.maxBodyBytes} bytes, nested at most ${route.limits.maxJsonDepth} levels.`;
   if (route.bodySchema) {
     const schema = components.ref(route.bodySchema);

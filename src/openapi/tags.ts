@@ -1,11 +1,11 @@
 // The family a route belongs to, as the document's tag: read from the route's data (its policy, then the resource
 // its path names), first rule that matches. A path word no rule knows is a vendor's own format.
 import type { CompiledRoute } from '../config/runtime.js';
-import { policyOf } from '../policies/index.js';
+import type { PolicyOf } from '../pipeline/policy.js';
 
 export interface Tag { name: string; description: string }
 
-interface Rule extends Tag { when: (r: CompiledRoute, resource: string) => boolean }
+interface Rule extends Tag { when: (r: CompiledRoute, resource: string, policyOf: PolicyOf) => boolean }
 
 const rules: Rule[] = [
   { name: 'chat', description: 'Chat completions in the unified format, JSON or a stream of events.', when: (_r, w) => w === 'chat' },
@@ -23,7 +23,7 @@ const rules: Rule[] = [
   { name: 'music', description: 'Music tasks, in the music wrapper\'s format and error envelope.', when: (_r, w) => w === 'music' },
   { name: 'billing', description: 'A token holder\'s balance and spending, in the dashboard billing shape.', when: (r) => r.policy === 'billing' },
   { name: 'admin', description: 'The operator\'s API and its console page; they exist only while SWITCHYARD_ADMIN_KEY is set.', when: (r) => r.policy === 'admin' || r.policy === 'console' },
-  { name: 'operations', description: 'About the gateway itself: liveness, readiness, metrics, this document.', when: (r) => policyOf(r).kind === 'open' },
+  { name: 'operations', description: 'About the gateway itself: liveness, readiness, metrics, this document.', when: (r, _w, policyOf) => policyOf(r).kind === 'open' },
   { name: 'vendor formats', description: 'Vendors\' own request formats, relayed or mapped to their tasks.', when: () => true },
 ];
 
@@ -32,16 +32,16 @@ function resourceOf(path: string): string {
   return path.split('/').filter(Boolean).find((s) => !/^v\d+[a-z]*\d*$/.test(s))?.split(/[:{]/)[0] ?? '';
 }
 
-export function tagOf(route: CompiledRoute): Tag {
+export function tagOf(route: CompiledRoute, policyOf: PolicyOf): Tag {
   const resource = resourceOf(route.path);
   // Gateway-own policies first, whatever their path says (e.g. /v1/dashboard/billing, /admin/usage).
-  const own = rules.filter((r) => ['models', 'billing', 'admin', 'operations'].includes(r.name)).find((r) => r.when(route, resource));
-  const rule = own ?? rules.find((r) => r.when(route, resource))!;
+  const own = rules.filter((r) => ['models', 'billing', 'admin', 'operations'].includes(r.name)).find((r) => r.when(route, resource, policyOf));
+  const rule = own ?? rules.find((r) => r.when(route, resource, policyOf))!;
   return { name: rule.name, description: rule.description };
 }
 
 /** The tags in use, in the order of the rules. */
-export function tagsOf(routes: CompiledRoute[]): Tag[] {
-  const used = new Set(routes.map((r) => tagOf(r).name));
+export function tagsOf(routes: CompiledRoute[], policyOf: PolicyOf): Tag[] {
+  const used = new Set(routes.map((r) => tagOf(r, policyOf).name));
   return rules.filter((r) => used.has(r.name)).map(({ name, description }) => ({ name, description }));
 }

@@ -4,8 +4,8 @@
 // a batch price, and the channel holding the file still runs it in a batch. The vendor gets its own id for the file.
 import { GatewayError, clip } from '../http/errors.js';
 import { batchPrice } from '../billing/batch-price.js';
-import { ownFile } from '../files/file-actions.js';
-import { checkAccess } from './resolve-model.js';
+import { ownFile } from './own-records.js';
+import { checkAccess } from './model-access.js';
 import type { Exchange, Inbound, Resolved } from './exchange.js';
 
 const bad = (message: string) => new GatewayError('invalid_request', message);

@@ -6,8 +6,7 @@
 //   `openMs` one probe is let through (half-open): a success closes it, a failure opens it again.
 // Openings are written to the store and read back periodically, so every instance stops using a failing channel.
 import type Keyv from 'keyv';
-
-export interface BreakerSettings { windowMs: number; minRequests: number; failureRate: number; openMs: number }
+import type { BreakerSettings } from '../config/runtime.js';
 
 const buckets = 10; // the window slides a tenth at a time
 

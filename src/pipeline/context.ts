@@ -5,20 +5,10 @@ import type { TokenRecord } from '../store/token-store.js';
 import { Abort } from '../http/abort.js';
 import type { RequestTrace } from '../tracing/tracing.js';
 import type { Charge } from '../billing/price.js';
+import type { Usage } from '../transform/usage.js';
 
 
 export interface AttemptLog { channel: string; status?: number; error?: string; ms: number }
-/**
- * What a request used, as its vendor reported it: every prompt and completion token, and the parts of those totals
- * the vendor reports apart (`details`: cache reads and writes, reasoning, audio, images; see billing/token-classes.ts).
- * A task's vendor may report the seconds of media it billed.
- */
-/** `units`: the billable units the vendor reports (a rerank's search units), charged at a `per_call` price instead of those asked. */
-export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens?: number; details?: UsageDetails; seconds?: number; units?: number }
-
-/** Counts by name (`cached`, `cache_write`, `cache_write_1h`, `input_audio`, `reasoning`, …), each part of a total. */
-export type UsageDetails = Record<string, number>;
-
 export interface RequestContext {
   id: string;
   started: number; // performance.now()

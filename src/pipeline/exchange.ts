@@ -2,7 +2,7 @@
 // each stage, each extending the one before, so a later stage can only read what an earlier one produced.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import type { CompiledRoute } from '../config/runtime.js';
 import type { TokenRecord } from '../store/token-store.js';
 import type { Model } from '../types/generated/channels.js';
@@ -10,8 +10,8 @@ import type { PriceInputs } from '../billing/price-inputs.js';
 import type { ChosenPrice } from '../billing/price-rules.js';
 import type { RequestContext } from './context.js';
 import type { Conversation } from '../store/conversations.js';
-import type { SecretGrant } from '../realtime/client-secrets.js';
-import type { FileRecord } from '../files/file-record.js';
+import type { SecretGrant } from './client-secrets.js';
+import type { FileRecord } from '../records/file-record.js';
 
 /** `upgrade`: a WebSocket upgrade's socket and the bytes that came after its head (the `res` is written on that socket). */
 export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext; upgrade?: { socket: Duplex; head: Buffer; onClose?: () => void } }

@@ -2,9 +2,8 @@
 // A newcomer reads a request's whole path here; each stage lives in its own file and returns a typed value the
 // next stage builds on. Policies (src/policies/) supply only the last steps: how the vendor's request is built and
 // how the answer is given. With tracing on, each stage that runs is a span (`traced`); off, `traced` only calls it.
-import { policyOf } from '../policies/index.js';
-import type { ProxiedPolicy } from '../policies/policy.js';
-import { reserve, settle, release } from '../billing/reservation.js';
+import type { PolicyOf, ProxiedPolicy } from './policy.js';
+import { reserve, settle, release } from './reservation.js';
 import type { Caller, Exchange, Resolved } from './exchange.js';
 import { matchRoute } from './match-route.js';
 import { authenticate, authenticateAdmin } from './authenticate.js';
@@ -19,7 +18,8 @@ import { relayUpstreamError } from './upstream-error.js';
 import { traced } from '../tracing/tracing.js';
 import { GatewayError } from '../http/errors.js';
 
-export async function serve(ex: Exchange): Promise<void> {
+/** `policyOf`: which policy answers a route (src/policies/index.ts). */
+export async function serve(ex: Exchange, policyOf: PolicyOf): Promise<void> {
   const matched = await matchRoute(ex);                               // 404 not_found · 405 · a shared path: its model picks the route
   const p = policyOf(matched.route);
   if (ex.upgrade && p.kind !== 'session') throw new GatewayError('invalid_request', 'This route does not take a WebSocket upgrade');

@@ -2,7 +2,7 @@
 // its own operation, the model the path names picks one here, before anything is refused: every refusal of the
 // request, authentication's included, then comes in that one route's shape.
 import { GatewayError } from '../http/errors.js';
-import type { RouteMatch } from '../http/route-table.js';
+import type { RouteMatch } from './route-table.js';
 import type { CompiledRoute } from '../config/runtime.js';
 import type { Exchange, Matched } from './exchange.js';
 

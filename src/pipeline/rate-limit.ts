@@ -3,9 +3,9 @@
 // vendor, tokens per minute (the token's `tokens_per_minute`, else the group's). Admitted requests carry OpenAI's
 // `x-ratelimit-*` headers; refused ones get 429 with `Retry-After`.
 import type { ServerResponse } from 'node:http';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import type { TokenRecord } from '../store/token-store.js';
-import type { Usage } from './context.js';
+import type { Usage } from '../transform/usage.js';
 import { duration, type RateState } from './rate-limiter.js';
 import type { Caller, Exchange } from './exchange.js';
 

@@ -2,7 +2,7 @@
 // source is found as a query finds it (another user's is 404), must be completed, and gives the new task its model,
 // seconds and size (so the same price) and its channel, whose operation path gets `{source_upstream_id}`.
 import { GatewayError } from '../http/errors.js';
-import { ownTask } from '../policies/own-task.js';
+import { ownTask } from './own-records.js';
 import type { Exchange, Inbound, TaskSource } from './exchange.js';
 
 /** Throws task_not_found (404), task_not_completed (400), invalid_request (400) when the source's vendor lacks the operation. */

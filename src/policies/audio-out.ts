@@ -2,8 +2,9 @@
 // become that, chunk by chunk: decoded into bytes (with a WAV header first where the vendor sends raw PCM and the
 // client asked for WAV), or written as the route's own events. Nothing is held beyond one event.
 import { GatewayError } from '../http/errors.js';
-import type { CompiledOperationAudio, CompiledRouteAudio, PcmLayout } from '../config/compile-audio.js';
-import { valueAt } from '../billing/body-numbers.js';
+import type { CompiledOperationAudio, CompiledRouteAudio } from '../config/compile-audio.js';
+import type { PcmLayout } from '../media/wav-header.js';
+import { valueAt } from '../http/body-numbers.js';
 import { walk } from '../transform/usage-paths.js';
 import { wavStreamHeader } from '../media/wav-header.js';
 

@@ -10,10 +10,10 @@ import { queryOf } from '../pipeline/match-route.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { readRange } from '../admin/time-range.js';
 import { hourMs } from '../store/usage.js';
-import type { LocalPolicy } from './policy.js';
+import type { LocalPolicy } from '../pipeline/policy.js';
 import { GatewayError } from '../http/errors.js';
 import { logOf, recordsOf, searchPage } from '../admin/requests-api.js';
-import { readLogQuery } from '../request-log/log-query.js';
+import { readLogQuery } from '../admin/log-query.js';
 
 const usd = (units: number, perUsd: number) => Math.round((units / perUsd) * 1e6) / 1e6;
 

@@ -2,7 +2,8 @@
 // and, when the client asked for usage, put it on the last chunk together with its finish_reason (the contract's
 // streaming rule 4: the last chunk before [DONE] has an empty delta, the finish_reason and the usage).
 import type { SseEvent } from '../transport/sse-parser.js';
-import { answerModel, type Usage } from '../pipeline/context.js';
+import { answerModel } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { dig, mayCarryUsage, readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js';
 import type { CompiledDialect } from '../config/runtime.js';
 

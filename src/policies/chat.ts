@@ -3,16 +3,17 @@
 // pass untouched; otherwise they are translated through the unified format, and the answer or its events back.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../http/errors.js';
-import { addedMs, answerModel, type Usage } from '../pipeline/context.js';
+import { addedMs, answerModel } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { fillPath } from '../transform/fill-path.js';
 import { readUsage } from '../transform/usage-paths.js';
-import { unifiedUsage, vendorUsage } from './usage-source.js';
+import { unifiedUsage, vendorUsage } from '../config/usage-source.js';
 import { StreamTransformer, sseTexts } from '../transform/stream-transform.js';
 import type { ChannelCall } from '../transport/channel-target.js';
 import { relaySse, type RelayEnd } from '../transport/sse-relay.js';
-import { streamsInFlight } from '../metrics.js';
+import { streamsInFlight } from '../metrics/metrics.js';
 import { unifiedHandler, sameDialectHandler, streamErrorEvent, flushHeld, type ChatStreamState } from './chat-events.js';
 import { TranslatedStream } from './translated-stream.js';
 import { vendorBody, answerBindings, clientWantsUsage } from './chat-request.js';
@@ -20,7 +21,7 @@ import { remember } from './remember.js';
 import { JsonArrayFramer, framedResponse, wantsJsonArray } from './json-array-framing.js';
 import { after } from '../transform/compile-transform.js';
 import { readUpstreamJson } from './upstream-json.js';
-import type { ProxiedPolicy } from './policy.js';
+import type { ProxiedPolicy } from '../pipeline/policy.js';
 
 const streaming = (p: Priced) => p.route.stream || p.body.stream === true;
 /** Bytes pass untouched: the vendor speaks the client's dialect and the channel has no transform of its own. */
@@ -59,14 +60,14 @@ async function answerJson(ex: Exchange, p: Priced, sent: Sent, keep: Keep): Prom
   if (native(p, sent)) {
     await keep(parsed);
     sendAnswer(ex, raw);
-    return { usage: readUsage(own ?? unifiedUsage(ex.g, p.route.operation), parsed), delivered: Math.ceil(raw.length / 4) };
+    return { usage: readUsage(own ?? unifiedUsage(ex.g.runtime, p.route.operation), parsed), delivered: Math.ceil(raw.length / 4) };
   }
   const unified = await toUnified(p, sent, parsed);
   const answer = dialect?.client ? await dialect.client.response.run(unified, answerBindings(p)) : unified;
   const out = Buffer.from(JSON.stringify(answer));
   await keep(answer);
   sendAnswer(ex, out);
-  const usage = own ? readUsage(own, parsed) : readUsage(unifiedUsage(ex.g, p.route.operation), unified);
+  const usage = own ? readUsage(own, parsed) : readUsage(unifiedUsage(ex.g.runtime, p.route.operation), unified);
   return { usage, delivered: Math.ceil(out.length / 4) };
 }
 
@@ -94,7 +95,7 @@ async function answerStream(ex: Exchange, p: Priced, sent: Sent, keep: Keep): Pr
     sent.response.resume();
     throw new GatewayError('bad_response_body', `Bad upstream response body: expected text/event-stream, got ${type.slice(0, 64) || 'nothing'}`);
   }
-  const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false, usagePaths: unifiedUsage(ex.g, p.route.operation), vendorUsage: vendorUsage(sent.op) };
+  const state: ChatStreamState = { done: false, dataEvents: 0, sawError: false, usagePaths: unifiedUsage(ex.g.runtime, p.route.operation), vendorUsage: vendorUsage(sent.op) };
   const translated = native(p, sent) ? undefined : translatedStream(p, sent, state);
   const framer = wantsJsonArray(p.route, ctx.url) ? new JsonArrayFramer() : undefined;
   res.writeHead(200, {

@@ -1,8 +1,8 @@
 // Which policy answers a route: proxied routes (a vendor is called and billed), local ones (the gateway answers
 // for the caller) and open ones (about the gateway itself).
 import type { CompiledRoute } from '../config/runtime.js';
-import { serveMetrics } from '../metrics.js';
-import type { AdminPolicy, LocalPolicy, OpenPolicy, ProxiedPolicy, SessionPolicy } from './policy.js';
+import { serveMetrics } from '../metrics/metrics.js';
+import type { LocalPolicy, OpenPolicy, Policy, ProxiedPolicy } from '../pipeline/policy.js';
 import { openSession } from '../realtime/open-session.js';
 import { mintSecret } from '../realtime/mint-secret.js';
 import { adminActions } from '../admin/actions.js';
@@ -26,11 +26,8 @@ import { cancelOwnTask } from './task-cancel.js';
 import { serveOpenApi } from '../openapi/serve-openapi.js';
 import { serveConsole } from '../console/serve-console.js';
 
-export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy }
-  | { kind: 'admin'; answer: AdminPolicy } | { kind: 'session'; open: SessionPolicy };
-
 const open: Record<string, OpenPolicy> = {
-  health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res), openapi: serveOpenApi, console: serveConsole,
+  health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res), openapi: (ex) => serveOpenApi(ex, policyOf), console: serveConsole,
 };
 const proxied: Record<string, ProxiedPolicy> = { stream: chat, json, passthrough, relay };
 const tasks: Record<string, LocalPolicy> = { query: queryTask, list: listTasks, content: serveContent, relay: relayTask, page: pageTasks, delete: deleteTask, cancel: cancelOwnTask };

@@ -1,6 +1,7 @@
 // Policy `json`: a synchronous call (JSON or multipart in, JSON out), mapped by the channel's transforms, billed
 // per unit at its exact price, or, for a model priced by tokens (embeddings), by the usage the answer reports.
-import { addedMs, answerModel, type Usage } from '../pipeline/context.js';
+import { addedMs, answerModel } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { queryOf } from '../pipeline/match-route.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
@@ -9,10 +10,10 @@ import type { ChannelCall } from '../transport/channel-target.js';
 import { sendJson } from '../http/send-json.js';
 import { tokenPriced } from '../billing/price.js';
 import { readUsage } from '../transform/usage-paths.js';
-import { unifiedUsage, vendorUsage } from './usage-source.js';
-import type { Bill } from '../billing/reservation.js';
+import { unifiedUsage, vendorUsage } from '../config/usage-source.js';
+import type { Bill } from '../pipeline/reservation.js';
 import { readUpstreamJson } from './upstream-json.js';
-import type { ProxiedPolicy } from './policy.js';
+import type { ProxiedPolicy } from '../pipeline/policy.js';
 
 const bindings = (ex: Exchange, p: Priced, upstreamModel: string) => ({ params: p.params, query: queryOf(ex.ctx.url), model: upstreamModel });
 
@@ -29,7 +30,7 @@ async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Bill> {
     : parsed;
   sendJson(ex.res, 200, answer, { 'x-switchyard-added-ms': addedMs(ex.ctx).toFixed(3) });
   const own = vendorUsage(sent.op);
-  const paths = own ?? unifiedUsage(ex.g, p.route.operation);
+  const paths = own ?? unifiedUsage(ex.g.runtime, p.route.operation);
   if (!tokenPriced(p.chosen)) return reportedUnits(ex, paths.units.length ? readUsage(paths, own ? parsed : answer) : undefined) ?? p.amount;
   return usageOf(ex, p, readUsage(paths, own ? parsed : answer));
 }

@@ -4,7 +4,7 @@
 // (`supported_endpoint_types`, new-api's extension field), so a client need not find out by being refused.
 import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
-import { visibleModels } from '../pipeline/resolve-model.js';
+import { visibleModels } from '../pipeline/model-access.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 
 const created = 1_700_000_000; // a fixed date: the list is config, not an event

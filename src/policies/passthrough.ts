@@ -6,7 +6,7 @@ import type { Exchange, Priced } from '../pipeline/exchange.js';
 import { fillPath } from '../transform/fill-path.js';
 import type { ChannelCall } from '../transport/channel-target.js';
 import { relayBody } from '../transport/relay-body.js';
-import type { ProxiedPolicy } from './policy.js';
+import type { ProxiedPolicy } from '../pipeline/policy.js';
 
 const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'retry-after'];
 

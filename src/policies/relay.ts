@@ -3,7 +3,8 @@
 // that sends its audio inside events, or events where the client asked for bytes, has each chunk decoded as it
 // comes (audio-out.ts). Billed at the exact price of what was asked (per character, per second of an upload), at the
 // seconds the vendor says it billed, or by the tokens it reported.
-import { addedMs, type Usage } from '../pipeline/context.js';
+import { addedMs } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { queryOf } from '../pipeline/match-route.js';
 import { idempotentRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
@@ -15,12 +16,12 @@ import { sendJson } from '../http/send-json.js';
 import { tokenPriced } from '../billing/price.js';
 import { mayCarryUsage, readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js';
 import { routeEventsAsVendor } from '../config/compile-audio.js';
-import { streamsInFlight } from '../metrics.js';
-import { unifiedUsage, vendorUsage } from './usage-source.js';
+import { streamsInFlight } from '../metrics/metrics.js';
+import { unifiedUsage, vendorUsage } from '../config/usage-source.js';
 import { readUpstreamJson } from './upstream-json.js';
 import { AudioOut, audioWish, checkFormat, type AudioWish } from './audio-out.js';
-import type { Bill } from '../billing/reservation.js';
-import type { ProxiedPolicy } from './policy.js';
+import type { Bill } from '../pipeline/reservation.js';
+import type { ProxiedPolicy } from '../pipeline/policy.js';
 
 /** What the answer reported and whether it reached the client whole. */
 interface Answered { usage?: Usage; whole: boolean }
@@ -35,7 +36,7 @@ async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> 
 
 async function respond(ex: Exchange, p: Priced, sent: Sent): Promise<Bill> {
   const type = String(sent.response.headers['content-type'] ?? '');
-  const usage = vendorUsage(sent.op) ?? unifiedUsage(ex.g, p.route.operation);
+  const usage = vendorUsage(sent.op) ?? unifiedUsage(ex.g.runtime, p.route.operation);
   const wish = audioWish(p.route.audio, p.body, sent.op.audio?.format);
   const a = type.includes('text/event-stream') ? await answerEvents(ex, p, sent, usage, wish)
     : type.includes('json') ? await answerJson(ex, p, sent, usage, wish)

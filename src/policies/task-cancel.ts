@@ -7,8 +7,8 @@ import { baseUrlOf } from '../http/base-url.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { answerTask } from '../tasks/answer.js';
 import { cancelTask, requestCancel } from '../tasks/cancel.js';
-import { isFinal } from '../tasks/task-record.js';
-import { ownTask } from './own-task.js';
+import { isFinal } from '../records/task-record.js';
+import { ownTask } from '../pipeline/own-records.js';
 
 export async function cancelOwnTask(ex: Exchange, c: Caller): Promise<void> {
   const { g } = ex;

@@ -7,10 +7,11 @@ import { send, UpstreamFailure, type Target, type UpstreamResponse } from '../tr
 import { defaultTimeouts, type CompiledChannel } from '../config/runtime.js';
 import { channelTarget } from '../transport/channel-target.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
+import { callSpan } from '../tracing/tracing.js';
 import { relayBody } from '../transport/relay-body.js';
 import { foreignTarget, UnsafeUrl } from '../transport/safe-fetch.js';
-import { taskPath, type TaskRecord } from '../tasks/task-record.js';
-import { ownTask } from './own-task.js';
+import { taskPath, type TaskRecord } from '../records/task-record.js';
+import { ownTask } from '../pipeline/own-records.js';
 
 const passHeaders = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'last-modified', 'etag'];
 
@@ -86,7 +87,7 @@ async function open(ex: Exchange, rec: TaskRecord, from: Source, range?: Record<
   if (channel && op?.contentPath && rec.upstream_id) {
     const path = taskPath(op.contentPath, rec);
     if (!op.contentResolve) return download(ex, rec, channel, channelTarget(channel, { method: 'GET', path, accept: '*/*', forward: range }));
-    const answer = await fetchUpstream(channel, { method: 'GET', path, signal, traced: { trace: ex.ctx.trace, call: 'content', operation: rec.operation, model: rec.upstream_model } });
+    const answer = await fetchUpstream(channel, { method: 'GET', path, signal, span: callSpan(ex.ctx.trace, channel, 'content', rec.operation, rec.upstream_model) });
     let parsed: unknown;
     try { parsed = JSON.parse(answer.body.toString('utf8')); } catch {
       throw failed('the vendor\'s file answer could not be read', `the file API of channel ${rec.channel} answered HTTP ${answer.status} with no JSON`);

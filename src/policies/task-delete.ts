@@ -5,13 +5,13 @@
 import { GatewayError } from '../http/errors.js';
 import { baseUrlOf } from '../http/base-url.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { answerTask } from '../tasks/answer.js';
 import { cancelTask } from '../tasks/cancel.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
-import { isFinal, taskPath, type TaskRecord } from '../tasks/task-record.js';
-import { ownTask } from './own-task.js';
-import type { RequestTrace } from '../tracing/tracing.js';
+import { isFinal, taskPath, type TaskRecord } from '../records/task-record.js';
+import { ownTask } from '../pipeline/own-records.js';
+import { callSpan, type RequestTrace } from '../tracing/tracing.js';
 
 export async function deleteTask(ex: Exchange, c: Caller): Promise<void> {
   const { g } = ex;
@@ -35,8 +35,7 @@ async function deleteAtVendor(g: Gateway, rec: TaskRecord, trace: RequestTrace |
   const channel = g.runtime.channel(rec.channel);
   const call = channel?.operations.get(rec.operation)?.delete;
   if (!channel || !call || !rec.upstream_id) return;
-  const traced = { trace, call: 'delete', operation: rec.operation, model: rec.upstream_model };
-  const status = await fetchUpstream(channel, { method: call.method, path: taskPath(call.path, rec), traced }).then((r) => r.status, () => 0);
+  const status = await fetchUpstream(channel, { method: call.method, path: taskPath(call.path, rec), span: callSpan(trace, channel, 'delete', rec.operation, rec.upstream_model) }).then((r) => r.status, () => 0);
   if (status === 0 || status === 429 || status >= 500) {
     throw new GatewayError('upstream_error', `The vendor could not delete the task's result (${status ? `HTTP ${status}` : 'no answer'}); nothing was deleted, retry`);
   }

@@ -9,7 +9,7 @@ import { queryOf } from '../pipeline/match-route.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import type { CatalogQuery } from '../store/task-catalog.js';
 import { taskBody } from '../tasks/answer.js';
-import type { TaskRecord } from '../tasks/task-record.js';
+import type { TaskRecord } from '../records/task-record.js';
 
 // OpenAI's list conventions.
 const defaultLimit = 20;

@@ -5,7 +5,7 @@ import { readRequest } from '../pipeline/read-request.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { answerTask, taskBody } from '../tasks/answer.js';
 import { fresh } from '../tasks/fresh.js';
-import { ownTask } from './own-task.js';
+import { ownTask } from '../pipeline/own-records.js';
 
 export async function queryTask(ex: Exchange, c: Caller): Promise<void> {
   const rec = await fresh(ex.g, await ownTask(ex, c, c.params.id));

@@ -4,8 +4,9 @@ import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
-import { taskPath } from '../tasks/task-record.js';
-import { ownTask } from './own-task.js';
+import { callSpan } from '../tracing/tracing.js';
+import { taskPath } from '../records/task-record.js';
+import { ownTask } from '../pipeline/own-records.js';
 
 export async function relayTask(ex: Exchange, c: Caller): Promise<void> {
   const { g, ctx } = ex;
@@ -15,8 +16,7 @@ export async function relayTask(ex: Exchange, c: Caller): Promise<void> {
   if (!channel || !op || !rec.upstream_id) throw new GatewayError('upstream_error', 'The channel of this task cannot answer this');
   ctx.channel = channel.id;
   const t0 = performance.now();
-  const traced = { trace: ctx.trace, call: 'relay', operation: rec.operation, model: rec.upstream_model };
-  const answer = await fetchUpstream(channel, { method: 'GET', path: taskPath(op.path, rec), signal: ctx.abort.signal, traced }).catch((err: Error) => {
+  const answer = await fetchUpstream(channel, { method: 'GET', path: taskPath(op.path, rec), signal: ctx.abort.signal, span: callSpan(ctx.trace, channel, 'relay', rec.operation, rec.upstream_model) }).catch((err: Error) => {
     throw new GatewayError('upstream_error', 'The upstream did not answer').because(`channel ${channel.id}: ${err.message}`);
   });
   ctx.upstreamMs += performance.now() - t0;

@@ -7,14 +7,14 @@ import { GatewayError } from '../http/errors.js';
 import { baseUrlOf } from '../http/base-url.js';
 import { submitRetry, type Attempt, type Sent } from '../pipeline/dispatch.js';
 import type { Exchange, Priced } from '../pipeline/exchange.js';
-import type { Hold } from '../billing/reservation.js';
+import type { Hold } from '../pipeline/reservation.js';
 import { buildCall } from '../transform/build-call.js';
 import type { ChannelCall } from '../transport/channel-target.js';
 import { acceptTask } from '../tasks/accept.js';
 import { answerTask } from '../tasks/answer.js';
-import { smallObject, stringVars, type TaskRecord } from '../tasks/task-record.js';
+import { smallObject, stringVars, type TaskRecord } from '../records/task-record.js';
 import { readUpstreamJson } from './upstream-json.js';
-import type { ProxiedPolicy } from './policy.js';
+import type { ProxiedPolicy } from '../pipeline/policy.js';
 
 async function build(ex: Exchange, p: Priced, a: Attempt): Promise<ChannelCall> {
   const { path, body } = await buildCall(a.op, p.body, { model: a.upstreamModel, task_id: a.hold.id }, p.source ? { source_upstream_id: p.source.upstreamId } : {});

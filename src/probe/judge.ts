@@ -4,7 +4,7 @@
 // the key is not confirmed); 5xx is the vendor's error; anything else is unexpected (a wrong path or a missing
 // ok_status). Only statuses and the vendor's error code are reported, never a body a key could be echoed in.
 import { UpstreamFailure } from '../transport/http-client.js';
-import type { CompiledProbe } from './compile-probe.js';
+import type { CompiledProbe } from '../config/compile-probe.js';
 
 export type Verdict = 'ok' | 'auth failed' | 'rate limited' | 'vendor error' | 'unexpected' | 'unreachable';
 

@@ -8,9 +8,9 @@ import type { Exchange } from '../pipeline/exchange.js';
 import type { CompiledRealtime } from '../config/compile-realtime.js';
 import type { SessionBilling } from './session-billing.js';
 import { UsageMeter } from './usage-meter.js';
+import type { SessionEnd } from './session-end.js';
 import type { ChosenPrice } from '../billing/price-rules.js';
 
-export type SessionEnd = 'client_gone' | 'upstream_closed' | 'idle_timeout' | 'session_expired' | 'insufficient_user_quota' | 'shutting_down' | 'frame_too_large' | 'unpriced_model';
 
 /** Bytes queued on one side before the other side's reads are paused, and where they resume. */
 const highWater = 4 << 20;

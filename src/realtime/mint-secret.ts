@@ -4,8 +4,8 @@
 import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { readJson } from '../pipeline/read-request.js';
-import { checkAccess } from '../pipeline/resolve-model.js';
-import { valueAt, wholeNumber } from '../billing/body-numbers.js';
+import { checkAccess } from '../pipeline/model-access.js';
+import { valueAt, wholeNumber } from '../http/body-numbers.js';
 import type { Caller, Exchange } from '../pipeline/exchange.js';
 import type { CompiledClientSecret } from '../config/compile-realtime.js';
 

@@ -16,8 +16,9 @@ import type { CompiledRealtime } from '../config/compile-realtime.js';
 import { traced } from '../tracing/tracing.js';
 import { SessionBilling } from './session-billing.js';
 import { dialVendor } from './vendor-dial.js';
-import { LiveSession, type SessionEnd } from './live-session.js';
-import { realtimeSessions } from '../metrics.js';
+import { LiveSession } from './live-session.js';
+import type { SessionEnd } from './session-end.js';
+import { realtimeSessions } from '../metrics/metrics.js';
 
 /** A session's slot among its token's: renewed while it lives, gone a minute after a crash. */
 const leaseMs = 60_000;

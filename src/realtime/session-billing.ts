@@ -4,8 +4,8 @@
 // an entry of its own, and the next hold is taken at once. A balance that cannot cover the next hold (or a top-up)
 // ends the session. Every entry is a request-scope reservation of this process: a crash leaves at most the open hold,
 // which the next start refunds (the response in progress then goes uncharged; nothing is charged twice).
-import type { Gateway } from '../gateway.js';
-import type { Usage } from '../pipeline/context.js';
+import type { Gateway } from '../pipeline/gateway.js';
+import type { Usage } from '../transform/usage.js';
 import type { ChosenPrice } from '../billing/price-rules.js';
 import { chargeOf, type ChargeLine } from '../billing/price.js';
 import { classTags } from '../billing/token-classes.js';

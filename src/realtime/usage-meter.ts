@@ -7,9 +7,9 @@ import type { CompiledRealtime } from '../config/compile-realtime.js';
 import type { ChosenPrice } from '../billing/price-rules.js';
 import { choosePrice } from '../billing/choose-price.js';
 import { readUsage } from '../transform/usage-paths.js';
-import { valueAt } from '../billing/body-numbers.js';
+import { valueAt } from '../http/body-numbers.js';
 import type { SessionBilling } from './session-billing.js';
-import type { SessionEnd } from './live-session.js';
+import type { SessionEnd } from './session-end.js';
 
 export interface SeenEvent { type: string }
 

@@ -2,12 +2,13 @@
 // what the gateway already holds at the end (the request's context, the task's record): no extra work on the way.
 // Client-chosen strings are cut, as on the access line: a record never grows with what a client sends.
 import type { ServerResponse } from 'node:http';
-import type { RequestContext, Usage } from '../pipeline/context.js';
-import type { TaskRecord } from '../tasks/task-record.js';
+import type { RequestContext } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
+import type { TaskRecord } from '../records/task-record.js';
 import type { Charge } from '../billing/price.js';
 import { classTags, tokenClasses, type TokenCounts } from '../billing/token-classes.js';
 import type { RequestRecord } from './log-store.js';
-import { bounded, pathOf } from '../log-fields.js';
+import { bounded, pathOf } from './log-fields.js';
 
 export function requestRecord(ctx: RequestContext, res: ServerResponse): RequestRecord {
   const now = Date.now();

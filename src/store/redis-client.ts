@@ -2,11 +2,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createClient, createCluster } from '@keyv/redis';
-import { watchCluster, type ClusterWatch } from './redis-cluster.js';
+import { watchCluster, type ClusterWatch, type RedisCluster } from './redis-cluster.js';
 import { tlsPreflight } from './tls-preflight.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
-export type RedisCluster = ReturnType<typeof createCluster>;
+export type { RedisCluster };
 
 /**
  * A connection to the store. `client` runs commands (on a cluster it routes each by its first key's slot: same

@@ -2,7 +2,9 @@
 // MOVED or ASK, so after a master dies (and its replica is promoted) commands for its slots would keep going to the
 // dead address. Trouble on any node's connection triggers a refresh, retried while the trouble lasts, and a slow
 // periodic one catches what no event showed.
-import type { RedisCluster } from './redis-client.js';
+import type { createCluster } from '@keyv/redis';
+
+export type RedisCluster = ReturnType<typeof createCluster>;
 
 /** The internal refresher node-redis calls on MOVED; not in its public types. */
 type Slots = { rediscover(startWith: { options?: unknown }): Promise<void> };

@@ -2,7 +2,7 @@
 import Keyv from 'keyv';
 import KeyvRedis from '@keyv/redis';
 import { deserializeKv, serializeKv } from './kv-serialize.js';
-import type { Store } from './open-store.js';
+import type { Store } from './store.js';
 import { connectRedis, redactUri, type RedisClient, type RedisConnection } from './redis-client.js';
 import { RedisQuotaLedger } from './redis-quota.js';
 import type { Retention } from './quota-ledger.js';

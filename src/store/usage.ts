@@ -1,7 +1,7 @@
 // Usage reports: closed requests summed per account, model, route and channel, per hour and per day, as they are
 // written (a rollup beside the ledger, in the same transaction). A report reads whole days from the daily cells and
 // only the hours at its two ends from the hourly ones, so its cost follows the days it spans, not the entries.
-import { usageClasses, type EntryTags, type LedgerEntry, type UsageClass } from './quota-ledger.js';
+import { usageClasses, type EntryTags, type LedgerEntry, type UsageClass } from './ledger-entry.js';
 
 export const groupings = ['model', 'route', 'channel', 'day', 'token', 'user'] as const;
 export type Grouping = (typeof groupings)[number];

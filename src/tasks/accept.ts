@@ -1,9 +1,9 @@
 // A task the vendor accepted becomes the gateway's: its record is saved whole, then the poller may claim it.
 // Used by a submit's answer and by recovery when it finds a cut submit at the vendor.
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { CompiledOperation } from '../config/runtime.js';
 import { GatewayError } from '../http/errors.js';
-import { isFinal, type TaskRecord } from './task-record.js';
+import { isFinal, type TaskRecord } from '../records/task-record.js';
 import { normalise } from './status-map.js';
 import { applyUpdate } from './apply-update.js';
 

@@ -1,8 +1,8 @@
 // Shapes a task for the client: the route's JSONata `answer`, else the unified video objects.
 import type { ServerResponse } from 'node:http';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { CompiledRoute } from '../config/runtime.js';
-import { publicView, videoObject, type TaskRecord } from './task-record.js';
+import { publicView, videoObject, type TaskRecord } from '../records/task-record.js';
 import { sendJson } from '../http/send-json.js';
 import type { Video } from '../types/generated/video.response.js';
 

@@ -1,9 +1,9 @@
 // Applies a refreshed status to a task; a terminal status settles or refunds its quota exactly once.
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { UnifiedStatus } from '../config/runtime.js';
-import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
+import { isFinal, nowSeconds, type TaskRecord } from '../records/task-record.js';
 import { taskRecord } from '../request-log/records.js';
-import type { Usage } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import { chargeOf } from '../billing/price.js';
 import { classTags, tokenClasses } from '../billing/token-classes.js';
 import type { ResultsRead } from './results.js';

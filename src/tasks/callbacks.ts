@@ -1,8 +1,8 @@
 // Client callbacks: on a task's state change its answer is POSTed to the URL it gave, with retries and backoff.
 // Pending deliveries are jobs in the store (one per task, the latest state wins), so they survive a restart and
 // any instance may deliver them.
-import type { Gateway } from '../gateway.js';
-import { BackgroundLoop } from '../background-loop.js';
+import type { Gateway } from '../pipeline/gateway.js';
+import { BackgroundLoop } from './background-loop.js';
 import type { Job, JobQueue } from '../store/job-queue.js';
 import { safePostJson, UnsafeUrl } from '../transport/safe-fetch.js';
 import { taskBody } from './answer.js';

@@ -1,13 +1,13 @@
 // Cancels an unfinished task at its vendor, for its owner's delete: under the task's lease (so no poll races it),
 // a refresh, then the operation's `cancel` call; accepted, the task fails and its reservation is refunded
 // (applyUpdate, once). A vendor that refuses has usually started or finished the task: it is refreshed again.
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { GatewayError, clip } from '../http/errors.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { applyUpdate } from './apply-update.js';
 import { refreshTasks } from './refresh.js';
-import { isFinal, taskPath, type TaskRecord } from './task-record.js';
-import type { RequestTrace } from '../tracing/tracing.js';
+import { isFinal, taskPath, type TaskRecord } from '../records/task-record.js';
+import { callSpan, type RequestTrace } from '../tracing/tracing.js';
 
 /** How long a delete waits for a poll of the same task to finish before answering task_busy. */
 const leaseWaitMs = 2000;
@@ -31,8 +31,7 @@ export async function cancelTask(g: Gateway, rec: TaskRecord, trace?: RequestTra
   const channel = g.runtime.channel(current.channel)!;
   let status: number;
   try {
-    const traced = { trace, call: 'cancel', operation: current.operation, model: current.upstream_model };
-    status = (await fetchUpstream(channel, { method: op.cancel.method, path: taskPath(op.cancel.path, current), traced })).status;
+    status = (await fetchUpstream(channel, { method: op.cancel.method, path: taskPath(op.cancel.path, current), span: callSpan(trace, channel, 'cancel', current.operation, current.upstream_model) })).status;
   } catch {
     status = 0;
   }
@@ -64,8 +63,7 @@ export async function requestCancel(g: Gateway, rec: TaskRecord, trace?: Request
   const current = await leased(g, rec.id, `${g.store.instance}:c:${Math.random().toString(36).slice(2)}`);
   if (isFinal(current.status)) return current;
   const channel = g.runtime.channel(current.channel)!;
-  const traced = { trace, call: 'cancel', operation: current.operation, model: current.upstream_model };
-  const status = await fetchUpstream(channel, { method: op.cancel.method, path: taskPath(op.cancel.path, current), traced }).then((r) => r.status, () => 0);
+  const status = await fetchUpstream(channel, { method: op.cancel.method, path: taskPath(op.cancel.path, current), span: callSpan(trace, channel, 'cancel', current.operation, current.upstream_model) }).then((r) => r.status, () => 0);
   if (status === 0 || status === 429 || status >= 500) {
     await g.store.tasks.reschedule(current.id, Date.now()); // releases the lease
     throw new GatewayError('upstream_error', `The vendor could not be asked to cancel the task (${status ? `HTTP ${status}` : 'no answer'}); nothing changed, retry`)

@@ -1,6 +1,6 @@
 // A task as it is now: an unfinished one whose record is stale is refreshed from its vendor first.
-import type { Gateway } from '../gateway.js';
-import { isFinal, nowSeconds, type TaskRecord } from './task-record.js';
+import type { Gateway } from '../pipeline/gateway.js';
+import { isFinal, nowSeconds, type TaskRecord } from '../records/task-record.js';
 import { refreshTasks } from './refresh.js';
 
 /** The lease keeps this from racing the poller, here or on another instance; without it the record is as good. */

@@ -1,9 +1,9 @@
 // The background poller: claims due tasks under a lease, refreshes them per channel, and stops cleanly.
-import type { Gateway } from '../gateway.js';
-import { BackgroundLoop } from '../background-loop.js';
+import type { Gateway } from '../pipeline/gateway.js';
+import { BackgroundLoop } from './background-loop.js';
 import { refreshTasks } from './refresh.js';
 import { dropOrphan } from './recovery.js';
-import type { TaskRecord } from './task-record.js';
+import type { TaskRecord } from '../records/task-record.js';
 
 export class TaskPoller {
   private readonly loop: BackgroundLoop;

@@ -3,14 +3,14 @@
 // or refunded and marked failed once the vendor cannot or will not say. Every instance runs it at start and
 // every `tasks.sweep_interval_ms` (pruning long-expired task catalog entries too); each step is idempotent or done
 // under the task's lease, so several may run.
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { CompiledChannel, CompiledReconcile } from '../config/runtime.js';
 import type { PendingTask } from '../store/task-index.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { applyUpdate } from './apply-update.js';
 import { acceptTask } from './accept.js';
 import type { PollResult } from './status-map.js';
-import { isFinal, stringVars, type TaskRecord } from './task-record.js';
+import { isFinal, stringVars, type TaskRecord } from '../records/task-record.js';
 
 export interface SweepResult { refunded: number; adopted: number; failed: number }
 

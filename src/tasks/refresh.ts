@@ -1,5 +1,5 @@
 // Asks the upstream about tasks of one channel (singly or in one batch) and applies what it says.
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { CompiledChannel, CompiledOperation, CompiledPoll } from '../config/runtime.js';
 import { fetchUpstream } from '../transport/upstream-fetch.js';
 import { UpstreamFailure } from '../transport/http-client.js';
@@ -7,7 +7,7 @@ import type { PollTrace } from '../tracing/tracing.js';
 import { applyUpdate } from './apply-update.js';
 import { readResults } from './results.js';
 import { normalise, type PollResult } from './status-map.js';
-import { taskPath, nowSeconds, smallObject, stringVars, type TaskRecord } from './task-record.js';
+import { taskPath, nowSeconds, smallObject, stringVars, type TaskRecord } from '../records/task-record.js';
 
 /** Refreshes tasks that share a channel and operation; failures leave tasks as they were for the next pass. */
 export async function refreshTasks(g: Gateway, tasks: TaskRecord[]): Promise<TaskRecord[]> {

@@ -3,10 +3,10 @@
 // its answer reports, at the task's price (the lines' charges summed, rounded up once, as the vendor adds up a bill);
 // each file then becomes a file of the task's owner, under an id derived from the task's, so reading it again after a
 // crash records nothing twice. A file that cannot be read now throws: the task stays as it was for the next poll.
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { CompiledChannel, CompiledOperation, CompiledResults } from '../config/runtime.js';
-import { unifiedUsage } from '../policies/usage-source.js';
-import type { Usage } from '../pipeline/context.js';
+import { unifiedUsage } from '../config/usage-source.js';
+import type { Usage } from '../transform/usage.js';
 import { chargeOf, wholeUnits, type ChargeLine } from '../billing/price.js';
 import type { ChosenPrice } from '../billing/price-rules.js';
 import { JsonLinesPicker } from '../transform/json-lines-picker.js';
@@ -14,8 +14,8 @@ import { readUsage, type CompiledUsagePaths } from '../transform/usage-paths.js'
 import { channelTarget } from '../transport/channel-target.js';
 import { send } from '../transport/http-client.js';
 import { fillPath } from '../transform/fill-path.js';
-import { resultFileId, type FileRecord } from '../files/file-record.js';
-import type { TaskRecord } from './task-record.js';
+import { resultFileId, type FileRecord } from '../records/file-record.js';
+import type { TaskRecord } from '../records/task-record.js';
 
 /** What the result files said: the charge (before the cap at the reservation) and the gateway's id of each file. */
 export interface ResultsRead {
@@ -56,7 +56,7 @@ export async function readResults(g: Gateway, channel: CompiledChannel, op: Comp
 /** Where a line's answer reports usage: as the route its lines follow reads it (a dialect's own paths, or its operation's). */
 function lineUsagePaths(g: Gateway, t: TaskRecord): CompiledUsagePaths {
   const route = g.runtime.routes.find((r) => r.id === t.input.lines_route);
-  return route?.dialect?.usage ?? unifiedUsage(g, route?.operation ?? '');
+  return route?.dialect?.usage ?? unifiedUsage(g.runtime, route?.operation ?? '');
 }
 
 /**

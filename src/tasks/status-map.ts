@@ -1,6 +1,6 @@
 // Maps what a vendor says about a task onto the four unified statuses, without ever leaking the vendor's words.
 import type { CompiledOperation, UnifiedStatus } from '../config/runtime.js';
-import type { Usage } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import type { TaskUpdate } from './apply-update.js';
 
 const unified = new Set<string>(['queued', 'in_progress', 'completed', 'failed']);

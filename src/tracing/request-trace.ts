@@ -9,9 +9,8 @@ import {
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator, hrTimeToMilliseconds, millisToHrTime } from '@opentelemetry/core';
 import type { CompiledChannel } from '../config/runtime.js';
-import type { RequestContext } from '../pipeline/context.js';
 import type { Target } from '../transport/http-client.js';
-import type { AttemptTrace, Carrier, RequestTrace } from './tracing.js';
+import type { AttemptTrace, Carrier, RequestTrace, TracedRequest } from './tracing.js';
 import { fullUrl, genAiOperation, httpMethod, pathOf, providerOf, upstreamAttributes } from './attributes.js';
 
 const propagator = new W3CTraceContextPropagator();
@@ -38,7 +37,7 @@ export class OtelRequestTrace implements RequestTrace {
   private winner: Winner | undefined;
   private done = false;
 
-  constructor(private readonly tracer: Tracer, req: IncomingMessage, private readonly ctx: RequestContext) {
+  constructor(private readonly tracer: Tracer, req: IncomingMessage, private readonly ctx: TracedRequest) {
     const remote = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
     const method = httpMethod(req.method);
     this.server = tracer.startSpan(method, {

@@ -1,19 +1,28 @@
-// OpenTelemetry tracing, off unless an OTLP endpoint is set. This file is all that loads when it is off: the SDK and
-// the code that makes spans are imported (dynamically) only when `OTEL_EXPORTER_OTLP_ENDPOINT` or
-// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set, so an untraced request makes no span object and does no context
-// propagation work: every hook is one `ctx.trace` (or `g.tracing`) check.
+// OpenTelemetry tracing as the rest of the gateway sees it, off unless an OTLP endpoint is set: this file and
+// load-tracing.ts are all that loads when it is off (the SDK and the code that makes spans are imported dynamically by
+// load-tracing.ts), so an untraced request makes no span object and does no context propagation work: every hook is
+// one `ctx.trace` (or `g.tracing`) check.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import type { CompiledChannel } from '../config/runtime.js';
-import type { RequestContext } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 import type { Target, UpstreamResponse } from '../transport/http-client.js';
 
 /** A span context in its W3C form, as kept with a task so its polls (on any instance, after a restart) can link to it. */
 export interface Carrier { traceparent: string; tracestate?: string }
 
+/**
+ * What a request's spans read of it (the pipeline's request context is one): its id and target when it starts, what it
+ * came to when it ends.
+ */
+export interface TracedRequest {
+  id: string; method: string; url: string; route?: { id: string; path: string; operation: string }; model?: string; responseModel?: string;
+  token?: { id: string; name?: string; user: string; group: string };
+  usage?: Usage; logStatus?: number; errorCode?: string; outcome?: string; charged?: number;
+}
+
 export interface Tracing {
   /** Starts a request's server span, continuing the client's `traceparent`/`tracestate`. */
-  request(req: IncomingMessage, ctx: RequestContext): RequestTrace;
+  request(req: IncomingMessage, ctx: TracedRequest): RequestTrace;
   /** A poll of one channel's tasks: a root span of its own, linked to each task's submit. */
   poll(channel: CompiledChannel, operation: string, tasks: PolledTask[]): PollTrace;
   /** Exports what is buffered (tests; a stop uses shutdown). */
@@ -51,23 +60,13 @@ export interface PollTrace {
   end(error?: string): void;
 }
 
-/** Whether the standard variables ask for traces. */
-export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
-  if (String(env.OTEL_SDK_DISABLED).toLowerCase() === 'true') return false;
-  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
-  if (exporter === 'none') return false;
-  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
-}
-
-/** The tracer when the environment asks for one; the SDK is loaded here and only here. */
-export async function loadTracing(env: NodeJS.ProcessEnv, log: Logger): Promise<Tracing | undefined> {
-  if (!tracingWanted(env)) return undefined;
-  const { startOtel } = await import('./otel.js');
-  return startOtel(env, log);
-}
-
 /** Runs one pipeline stage, inside a span of its own when the request is traced. */
-export function traced<T>(ex: { ctx: RequestContext }, name: string, run: () => T): T {
+export function traced<T>(ex: { ctx: { trace: RequestTrace | undefined } }, name: string, run: () => T): T {
   const t = ex.ctx.trace;
   return t === undefined ? run() : t.stage(name, run);
+}
+
+/** Opens a vendor call's client span for fetchUpstream where the request it serves is traced (`call` names the call). */
+export function callSpan(trace: RequestTrace | undefined, channel: CompiledChannel, call: string, operation: string, model: string): ((target: Target) => AttemptTrace) | undefined {
+  return trace && ((target) => trace.attempt(channel, target, operation, model, 0, call));
 }

@@ -2,15 +2,18 @@
 // body with the upstream model), its path (`path_expr`, or `path` with placeholders filled), and its encoding. The
 // files a client sent reach the vendor in the body's encoding or not at all (src/transform/uploads.ts): a JSON
 // vendor's transform sees each as a data URI, and a body that leaves one out is refused (400 naming the field).
-import type { CompiledOperation } from '../config/runtime.js';
 import { encodeMultipart, jsonWithFiles, type StreamBody } from '../http/multipart.js';
 import { fillPath } from './fill-path.js';
 import { base64Of, filesOf, notTaken, sendsPart, withDataUris } from './uploads.js';
+import type { Transform } from './compile-transform.js';
+
+/** What building a call reads of an operation (config's compiled operation is one): its transforms, path and encoding. */
+export interface MappedOperation { path: string; request?: Transform; pathExpr?: Transform; encoding: 'json' | 'multipart' }
 
 export interface Call { path: string; body: Buffer | StreamBody }
 
 /** `bindings` reach the transforms as `$name` (`$model` is the upstream model); `params` fill the path. */
-export async function buildCall(op: CompiledOperation, input: Record<string, unknown>, bindings: Record<string, unknown> & { model: string }, params: Record<string, string> = {}): Promise<Call> {
+export async function buildCall(op: MappedOperation, input: Record<string, unknown>, bindings: Record<string, unknown> & { model: string }, params: Record<string, string> = {}): Promise<Call> {
   const { shown, body } = await mapBody(op, input, bindings);
   const path = op.pathExpr ? String(await op.pathExpr.run(shown, bindings)) : fillPath(op.path, { ...params, model: bindings.model });
   return { path, body: typeof body === 'string' ? Buffer.from(body) : encodeMultipart(body) };
@@ -22,7 +25,7 @@ export async function buildCall(op: CompiledOperation, input: Record<string, unk
  * runs for every attempt, and, before anything is reserved, for every channel that may take the request
  * (src/pipeline/uploads.ts), so a request is never sent without what it asked for.
  */
-export async function mapBody(op: CompiledOperation, input: Record<string, unknown>, bindings: Record<string, unknown> & { model: string }): Promise<{ shown: Record<string, unknown>; body: string | Record<string, unknown> }> {
+export async function mapBody(op: MappedOperation, input: Record<string, unknown>, bindings: Record<string, unknown> & { model: string }): Promise<{ shown: Record<string, unknown>; body: string | Record<string, unknown> }> {
   const files = filesOf(input);
   const multipart = op.encoding === 'multipart';
   const shown = files.length && !multipart ? await withDataUris(input, files) : input;

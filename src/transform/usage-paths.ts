@@ -1,7 +1,7 @@
 // Usage read from answers by declared paths, without JSONata: where bytes pass untouched the gateway still bills
 // exactly what the vendor reported, class by class (cache reads and writes, reasoning, audio, images).
 import type { UsagePaths } from '../types/generated/routes.js';
-import type { Usage, UsageDetails } from '../pipeline/context.js';
+import type { Usage, UsageDetails } from './usage.js';
 
 /** One step of a path: a key, and for an array the element whose `field` is `value` (`details[modality=AUDIO]`). */
 type Step = { key: string; field?: string; value?: string };

@@ -1,9 +1,12 @@
 // A request on a channel as the wire sees it: its base URL and path, its own headers, its credentials, a body type.
 // The one place headers and auth are assembled; the client's own headers never reach a vendor.
-import type { CompiledChannel } from '../config/runtime.js';
+import type { Auth, Timeouts } from '../types/generated/channels.js';
 import type { StreamBody } from '../http/multipart.js';
 import { applyAuth } from './auth/index.js';
-import { isStreamBody, type Target } from './http-client.js';
+import { isStreamBody, type Pool, type Target } from './http-client.js';
+
+/** What the wire needs of a channel (config's compiled channel is one): where it is, its credentials, headers, pool and timeouts. */
+export interface ChannelEndpoint { baseUrl: URL; auth: Auth; headers: Record<string, string>; pool: Pool; timeouts: Required<Timeouts> }
 
 export interface ChannelCall {
   method: string;
@@ -16,7 +19,7 @@ export interface ChannelCall {
   forward?: Record<string, string>;
 }
 
-export function channelTarget(channel: CompiledChannel, c: ChannelCall): Target {
+export function channelTarget(channel: ChannelEndpoint, c: ChannelCall): Target {
   const headers: Record<string, string> = { ...channel.headers, ...c.forward, accept: c.accept ?? 'application/json' };
   if (c.body) {
     headers['content-type'] = isStreamBody(c.body) ? c.body.contentType : c.contentType ?? 'application/json';

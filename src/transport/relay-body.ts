@@ -5,11 +5,14 @@
 import { pipeline } from 'node:stream/promises';
 import type { ServerResponse } from 'node:http';
 import type { UpstreamResponse } from './http-client.js';
-import type { RequestContext } from '../pipeline/context.js';
+import type { Abort } from '../http/abort.js';
 
 export type RelayOutcome = 'done' | 'client_gone' | 'cut' | 'upstream_cut';
 
-export async function relayBody(ctx: RequestContext, upstream: UpstreamResponse, res: ServerResponse, idleMs?: number): Promise<RelayOutcome> {
+/** What a relay reads and writes of its request (the pipeline's request context is one): its abort, how it ended. */
+export interface RelayedRequest { abort: Abort; logStatus?: number; errorCode?: string; reason?: string }
+
+export async function relayBody(ctx: RelayedRequest, upstream: UpstreamResponse, res: ServerResponse, idleMs?: number): Promise<RelayOutcome> {
   const onAbort = () => upstream.destroy();
   ctx.abort.signal.addEventListener('abort', onAbort, { once: true });
   const idle = idleMs ? watchIdle(upstream, idleMs) : undefined;

@@ -2,23 +2,23 @@
 // file APIs, relays, reconciliation).
 import type { Signal } from '../http/abort.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CompiledChannel } from '../config/runtime.js';
-import { channelTarget, type ChannelCall } from './channel-target.js';
-import { send, UpstreamFailure } from './http-client.js';
+import { channelTarget, type ChannelCall, type ChannelEndpoint } from './channel-target.js';
+import { send, UpstreamFailure, type Target, type UpstreamResponse } from './http-client.js';
 import { readLimited } from './read-limited.js';
-import type { RequestTrace } from '../tracing/tracing.js';
 
 export interface FetchResult { status: number; headers: IncomingHttpHeaders; body: Buffer }
 export interface FetchSpec extends ChannelCall {
   maxBytes?: number; signal?: Signal;
-  /** The request this call serves, when traced: the call is a client span of it (`call` names it, on the task's operation and model). */
-  traced?: { trace: RequestTrace | undefined; call: string; operation: string; model: string };
+  /** Opens the call's client span once its target is known, where the request it serves is traced (tracing's attempt). */
+  span?: (target: Target) => CallSpan | undefined;
 }
 
-export async function fetchUpstream(channel: CompiledChannel, spec: FetchSpec): Promise<FetchResult> {
+/** A traced call's span: what the vendor answered, or how the call failed. */
+export interface CallSpan { answered(response: UpstreamResponse, final: boolean): void; failed(kind: string): void }
+
+export async function fetchUpstream(channel: ChannelEndpoint, spec: FetchSpec): Promise<FetchResult> {
   const target = channelTarget(channel, spec);
-  const t = spec.traced;
-  const span = t?.trace?.attempt(channel, target, t.operation, t.model, 0, t.call);
+  const span = spec.span?.(target);
   try {
     const res = await send(target, spec.signal);
     const body = await readLimited(res, spec.maxBytes ?? 16 << 20, channel.timeouts.idle_ms).catch((err: Error) => {

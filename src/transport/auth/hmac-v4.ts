@@ -1,7 +1,7 @@
 // `hmac_v4`: V4 request signing (HMAC-SHA256 over the canonical request), as the visual-API family of vendors requires.
 import { createHash, createHmac } from 'node:crypto';
 import type { Auth } from '../../types/generated/channels.js';
-import type { Outgoing } from './index.js';
+import type { Outgoing } from './outgoing.js';
 
 const sha256 = (v: string | Buffer) => createHash('sha256').update(v).digest('hex');
 const hmac = (k: string | Buffer, v: string) => createHmac('sha256', k).update(v).digest();

@@ -4,11 +4,11 @@ import { bearer } from './bearer.js';
 import { header } from './header.js';
 import { jwtHs256 } from './jwt-hs256.js';
 import { hmacV4 } from './hmac-v4.js';
+import type { Outgoing } from './outgoing.js';
 
 export { mintedSecrets } from './jwt-hs256.js';
+export type { Outgoing } from './outgoing.js';
 
-/** The request as the schemes see it: `path` is the request target (path and query); headers are lower-case and mutable. */
-export interface Outgoing { method: string; host: string; path: string; headers: Record<string, string>; body?: Buffer }
 
 /** Adds the channel's credentials to the outgoing headers; returns the path to send. */
 export function applyAuth(auth: Auth, out: Outgoing): string {

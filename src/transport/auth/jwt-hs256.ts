@@ -1,7 +1,7 @@
 // `jwt_hs256`: Authorization: Bearer <HS256 JWT with iss = key, exp, nbf>, signed with the channel's secret.
 import { createHmac } from 'node:crypto';
 import type { Auth } from '../../types/generated/channels.js';
-import type { Outgoing } from './index.js';
+import type { Outgoing } from './outgoing.js';
 
 const b64url = (v: string | Buffer) => Buffer.from(v).toString('base64url');
 const jwtHeader = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));

@@ -3,14 +3,14 @@
 // with this process (`request` scope); a task's is `durable`, comes with an in-flight slot of its group, and stays
 // open after the answer until the task finishes.
 import { GatewayError } from '../http/errors.js';
-import type { Exchange, Priced } from '../pipeline/exchange.js';
-import type { Usage } from '../pipeline/context.js';
-import { newTaskId } from '../tasks/task-record.js';
-import { billedUnits, chargeOf } from './price.js';
-import { secondsToCharge } from './price-inputs.js';
-import { classTags, type TokenCounts } from './token-classes.js';
+import type { Exchange, Priced } from './exchange.js';
+import type { Usage } from '../transform/usage.js';
+import { newTaskId } from '../records/task-record.js';
+import { billedUnits, chargeOf } from '../billing/price.js';
+import { secondsToCharge } from '../billing/price-inputs.js';
+import { classTags, type TokenCounts } from '../billing/token-classes.js';
 import type { CloseTags } from '../store/quota-ledger.js';
-import { countTokens } from '../pipeline/rate-limit.js';
+import { countTokens } from './rate-limit.js';
 
 /** `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. */
 export interface Hold { account: string; id: string; amount: number; durable: boolean; at: number }

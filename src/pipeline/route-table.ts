@@ -2,7 +2,7 @@
 // method and path (each for its own operation, e.g. one path for image and chat models) come back together, the
 // first as `route` and the rest as `alternates`, for the pipeline to choose among by model.
 import type { CompiledRoute } from '../config/runtime.js';
-import { GatewayError, clip } from './errors.js';
+import { GatewayError, clip } from '../http/errors.js';
 
 interface Dynamic { route: CompiledRoute; pattern: RegExp; names: string[] }
 export interface RouteMatch { route: CompiledRoute; params: Record<string, string>; alternates?: CompiledRoute[] }

@@ -2,8 +2,7 @@
 // `usage`) is read in that format, from its own answer, whatever the client is translated to: every class it
 // reports (cache writes by lifetime, per-modality counts) reaches the bill, not only what the unified format can
 // carry. Any other answer is in the operation's unified format (routes.yaml `usage`).
-import type { Gateway } from '../gateway.js';
-import type { CompiledOperation } from '../config/runtime.js';
+import type { CompiledOperation, Runtime } from './runtime.js';
 import { compileUsagePaths, type CompiledUsagePaths } from '../transform/usage-paths.js';
 
 /** The chat completions shape: what an operation routes.yaml names no usage for reads. */
@@ -13,8 +12,8 @@ const chatShape = compileUsagePaths({
 });
 
 /** The paths of an operation's unified answers. */
-export const unifiedUsage = (g: Gateway, operation: string): CompiledUsagePaths =>
-  g.runtime.usage.get(operation) ?? g.runtime.usage.get('chat_completions') ?? chatShape;
+export const unifiedUsage = (runtime: Runtime, operation: string): CompiledUsagePaths =>
+  runtime.usage.get(operation) ?? runtime.usage.get('chat_completions') ?? chatShape;
 
 /** The paths of the vendor's own answer, when it is not (yet) the unified one's: read before any transform. */
 export const vendorUsage = (op: CompiledOperation): CompiledUsagePaths | undefined => op.usage;

@@ -6,7 +6,7 @@ import type { Video } from '../types/generated/video.response.js';
 import type { Carrier } from '../tracing/tracing.js';
 import type { ChosenPrice } from '../billing/price-rules.js';
 import type { ChargeLine } from '../billing/price.js';
-import type { Usage } from '../pipeline/context.js';
+import type { Usage } from '../transform/usage.js';
 
 export interface TaskRecord {
   id: string;

@@ -1,9 +1,10 @@
 // What a policy supplies to the pipeline: for a proxied route, how its body is read, how each attempt's request is
 // built and how the answer is given (the respond step); for a local route (models, task queries), the answer alone.
-import type { BodyKind } from '../pipeline/read-request.js';
-import type { Build, RetryRule, Sent } from '../pipeline/dispatch.js';
-import type { Caller, Exchange, Matched, Priced } from '../pipeline/exchange.js';
-import type { Bill, Hold } from '../billing/reservation.js';
+import type { BodyKind } from './read-request.js';
+import type { Build, RetryRule, Sent } from './dispatch.js';
+import type { Caller, Exchange, Matched, Priced } from './exchange.js';
+import type { Bill, Hold } from './reservation.js';
+import type { CompiledRoute } from '../config/runtime.js';
 
 export interface ProxiedPolicy {
   body: BodyKind;
@@ -32,3 +33,12 @@ export type OpenPolicy = (ex: Exchange, m: Matched) => Promise<void> | void;
 
 /** A live session over a WebSocket upgrade: runs until the session ends. */
 export type SessionPolicy = (ex: Exchange, c: Caller) => Promise<void>;
+
+export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy }
+  | { kind: 'admin'; answer: AdminPolicy } | { kind: 'session'; open: SessionPolicy };
+
+/**
+ * Which policy answers a route: the registry of src/policies/index.ts, handed to the pipeline and the OpenAPI document
+ * by the process (a registry of the layers above is passed down, never imported up).
+ */
+export type PolicyOf = (route: CompiledRoute) => Policy;

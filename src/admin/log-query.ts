@@ -2,9 +2,9 @@
 // day; at most 400 days), the filters, `limit` and the `cursor` a previous page gave. Every mistake is a 400 naming
 // the parameter. A cursor is opaque to clients: the last record's time and id.
 import { GatewayError, clip } from '../http/errors.js';
-import { readRange } from '../admin/time-range.js';
-import { readLimit } from '../admin/list-page.js';
-import type { LogQuery, RequestRecord } from './log-store.js';
+import { readRange } from './time-range.js';
+import { readLimit } from './list-page.js';
+import type { LogQuery, RequestRecord } from '../request-log/log-store.js';
 
 const kinds: RequestRecord['kind'][] = ['request', 'task', 'topup'];
 /** The filters a query may name, each a string compared as it is (`id` also as `request_id`). */

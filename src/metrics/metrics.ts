@@ -2,8 +2,8 @@
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { FastCounter, FastHistogram, type FastMetric } from './fast-metrics.js';
 import type { ServerResponse } from 'node:http';
-import type { RequestContext } from './pipeline/context.js';
-import type { Gateway } from './gateway.js';
+import type { RequestContext } from '../pipeline/context.js';
+import type { Gateway } from '../pipeline/gateway.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'switchyard_process_' });

@@ -1,9 +1,9 @@
 // The operator's reason for a refusal whose setting is known from the request's route and the config rather than
 // from where it was thrown (a body bound, the memory bound, a rate limit): which limit, its value, the key that sets it.
 // Refusals that know more set GatewayError.reason themselves; this covers the rest.
-import type { RequestContext } from '../pipeline/context.js';
+import type { RequestContext } from './context.js';
 import type { Runtime } from '../config/runtime.js';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../http/errors.js';
 import { TransformError } from '../transform/compile-transform.js';
 
 export function defaultReason(e: GatewayError, ctx: RequestContext, runtime: Runtime): string | undefined {

@@ -1,0 +1,178 @@
+// The Redis quota ledger's keys and Lua scripts (redis-quota.ts runs them): each movement is one script that checks and
+// moves an account's balance atomically, on the one Redis Cluster slot of the account's hash tag.
+import { usageClasses } from './quota-ledger.js';
+import { LuaScript } from './redis-client.js';
+import { hourMs } from './usage.js';
+
+// Keys. Everything a movement touches belongs to one account and carries its hash tag `{a:<account>}`, so every
+// script runs on one Redis Cluster slot (on one node it is just a name):
+//   sy:quota:{a:<acct>}:bal  balance · …:open:<request>  the open reservation, until closed
+//   …:entry:<entry>  marker holding the entry as JSON. A reservation's (`<request>:reserve`) is kept while it is open;
+//     at its close it and the close's (`<request>:close`) expire together, markerTtlMs[scope] later. A topup's
+//     (`topup:<ref>`) expires markerTtlMs.topup after it; an account's creation topup stays with the account.
+//   …:entries  the markers, scored by expiry (+inf while kept), for entries(); each write drops the expired ones
+//   …:usage  the account's totals since created
+//   …:usage:h:<hour>, …:usage:d:<day>  its usage rollup per hour and per day, expiring usageDays after the period:
+//     field <account>␟<model>␟<route>␟<channel>␟<user>␟<total> → number · …:usage:hours, …:usage:days  the periods it
+//     has (prune drops those past retention)
+//   …:log  entries as JSON, written before the markers expired (no expiry): prune moves them under `entries`
+// Indexes across accounts, each in a slot of its own and written before the movement they point to (a pointer
+// to a closed reservation is harmless and skipped; a reservation nobody points to could never be swept):
+//   sy:quota:accounts  every account (for usage over all) · sy:quota:owners  owners that may hold reservations
+//   sy:quota:{own:<owner>}:open  hash request → account of the owner's reservations
+// Tags travel as strings, '' for none; an entry's JSON leaves out the ones it does not have.
+const P = 'sy:quota:';
+export const acctKey = (account: string) => `${P}{a:${account}}:`;
+export const accountsKey = `${P}accounts`;
+export const ownersKey = `${P}owners`;
+export const ownerKey = (owner: string) => `${P}{own:${owner}}:open`;
+export const dayMs = 24 * hourMs;
+
+// KEYS[1] is the account's `bal` key: scripts derive the account's prefix A from it. KEYS lists every key a script
+// touches: on a cluster, a slot caught mid-move is refused before the script runs (ASK, TRYAGAIN: retried) only for
+// declared keys; an undeclared one already moved would fail the script halfway, after some of its writes.
+// Times go to Redis as integers (%d): a Lua number may be sent in exponent form, which PEXPIREAT refuses.
+const lib = `
+local A = string.sub(KEYS[1], 1, -4)
+local classes = {${usageClasses.map((n) => `'${n}'`).join(', ')}}
+local counted = {'prompt_tokens', 'completion_tokens', 'units', unpack(classes)}
+local function tag(v) if v == nil or v == '' then return nil end return v end
+local function num(v) if v == nil or v == '' then return nil end return tonumber(v) end
+local function int(n) return string.format('%d', n) end
+-- The server's clock in µs: orders entries written in one millisecond (the client's \`at\` cannot).
+local function seq() local t = redis.call('TIME') return t[1] .. string.format('%06d', tonumber(t[2])) end
+-- Lists a marker until \`expires\` ('+inf': kept), and drops the ones already gone, so the index stays their size.
+local function index(entry, expires, at)
+  redis.call('ZREMRANGEBYSCORE', A .. 'entries', '-inf', int(at))
+  redis.call('ZADD', A .. 'entries', expires, entry)
+end
+-- Writes an entry's marker, expiring \`ttl\` ms from now (0: kept).
+local function row(entry, ttl, account, request, kind, amount, at, uncharged, t)
+  t = t or {}
+  local e = {entry = entry, account = account, request = request, kind = kind, amount = amount, at = at, uncharged = uncharged, seq = seq(),
+    user = t.user, model = t.model, route = t.route, channel = t.channel}
+  for _, k in ipairs(counted) do e[k] = t[k] end
+  if ttl > 0 then
+    redis.call('SET', A .. 'entry:' .. entry, cjson.encode(e), 'PX', int(ttl))
+    index(entry, int(at + ttl), at)
+  else
+    redis.call('SET', A .. 'entry:' .. entry, cjson.encode(e))
+    index(entry, '+inf', at)
+  end
+end
+-- A count of 0 or none writes nothing: a missing field reads as 0.
+local function add(key, cell, t, charged, uncharged)
+  redis.call('HINCRBY', key, cell .. 'requests', 1)
+  for _, k in ipairs(counted) do
+    if t[k] and t[k] > 0 then redis.call('HINCRBY', key, cell .. k, t[k]) end
+  end
+  if charged > 0 then redis.call('HINCRBY', key, cell .. 'charged', charged) end
+  if uncharged > 0 then redis.call('HINCRBY', key, cell .. 'uncharged', uncharged) end
+end
+-- A period's cells go \`keep\` ms after it ends (reports reach back that far); the totals stay.
+local function rollup(account, at, t, charged, uncharged, keep)
+  local hour = math.floor(at / ${hourMs})
+  local day = math.floor(hour / 24)
+  local cell = account .. '\\31' .. (t.model or '') .. '\\31' .. (t.route or '') .. '\\31' .. (t.channel or '') .. '\\31' .. (t.user or '') .. '\\31'
+  local h, d = A .. 'usage:h:' .. hour, A .. 'usage:d:' .. day
+  add(h, cell, t, charged, uncharged)
+  add(d, cell, t, charged, uncharged)
+  redis.call('PEXPIREAT', h, int((hour + 1) * ${hourMs} + keep))
+  redis.call('PEXPIREAT', d, int((day + 1) * ${dayMs} + keep))
+  redis.call('ZADD', A .. 'usage:hours', hour, hour)
+  redis.call('ZADD', A .. 'usage:days', day, day)
+  add(A .. 'usage', '', t, charged, uncharged)
+end
+`;
+
+// KEYS: the account's bal, the reservation's marker, the marker index, the open reservation. ARGV: account, request,
+// amount, owner, scope, now, user, model, route, units. Returns 1 applied (or already applied), 0 not covered, -1 no
+// account. Redis runs a script with no other command in between: "seen?", "covered?" and the debit are one step.
+// The marker is kept while the reservation is open, so a repeated reserve finds it however long the request runs.
+export const reserve = new LuaScript(`${lib}
+local account, request, amount, owner = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+if redis.call('EXISTS', A .. 'entry:' .. request .. ':reserve') == 1 then return 1 end
+local balance = redis.call('GET', KEYS[1])
+if not balance then return -1 end
+if tonumber(balance) < amount then return 0 end
+redis.call('DECRBY', KEYS[1], amount)
+local t = {user = tag(ARGV[7]), model = tag(ARGV[8]), route = tag(ARGV[9]), units = num(ARGV[10])}
+row(request .. ':reserve', 0, account, request, 'reserve', amount, tonumber(ARGV[6]), 0, t)
+redis.call('SET', A .. 'open:' .. request, cjson.encode({request = request, account = account, amount = amount, owner = owner, scope = ARGV[5], at = tonumber(ARGV[6]),
+  user = t.user, model = t.model, route = t.route, units = t.units}))
+return 1`);
+
+// KEYS: the account's bal, the close's marker, the open reservation, the reservation's marker, the marker index, the
+// totals, the hour's and the day's cells, the period indexes. ARGV: account, request, kind (settle|refund), wanted
+// charge, caller's reserved (for a reservation without its open row), now, the markers' ttl for a request-scoped and
+// for a durable reservation, usage retention (ms), channel, prompt_tokens, completion_tokens, units, then the token
+// classes in usageClasses' order (cached_tokens … vendor_charged). Returns {charged, uncharged, owner of the
+// reservation it closed or ''}; a request closed before answers what that close charged. Once both markers have
+// expired a close finds nothing and moves nothing, as for a request never reserved.
+export const close = new LuaScript(`${lib}
+local account, request, kind, want, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6])
+local prior = redis.call('GET', A .. 'entry:' .. request .. ':close')
+local open = redis.call('GET', A .. 'open:' .. request)
+local amount, owner, by
+if open then
+  by = cjson.decode(open)
+  amount, owner = tonumber(by.amount), by.owner
+else
+  local r = redis.call('GET', A .. 'entry:' .. request .. ':reserve')
+  if not r then return {0, 0, ''} end
+  by = cjson.decode(r)
+  amount = tonumber(ARGV[5])
+end
+if prior then
+  local p = cjson.decode(prior)
+  return {amount + tonumber(p.amount), tonumber(p.uncharged or 0), ''}
+end
+local charged, uncharged = 0, 0
+if kind == 'settle' then
+  charged = math.min(want, amount)
+  uncharged = want - charged
+end
+redis.call('INCRBY', KEYS[1], amount - charged)
+-- cjson decodes a JSON null as a sentinel, not nil: only strings are tags.
+local function str(v) if type(v) == 'string' then return v end return nil end
+local function pos(v) local n = num(v) return n ~= nil and n > 0 end
+local used = charged > 0 or pos(ARGV[11]) or pos(ARGV[12])
+local t = {user = str(by.user), model = str(by.model), route = str(by.route), channel = tag(ARGV[10]),
+  prompt_tokens = used and num(ARGV[11]) or nil, completion_tokens = used and num(ARGV[12]) or nil,
+  units = charged > 0 and (num(ARGV[13]) or (type(by.units) == 'number' and by.units or nil)) or nil}
+for i, k in ipairs(classes) do t[k] = used and num(ARGV[13 + i]) or nil end
+-- Both markers answer repeats for the scope's window from here (a reservation without its open row: the longest).
+local ttl = tonumber(by.scope == 'request' and ARGV[7] or ARGV[8])
+row(request .. ':close', ttl, account, request, kind, charged - amount, now, uncharged, t)
+if redis.call('PEXPIRE', A .. 'entry:' .. request .. ':reserve', int(ttl)) == 1 then
+  redis.call('ZADD', A .. 'entries', int(now + ttl), request .. ':reserve')
+end
+rollup(account, now, t, charged, uncharged, tonumber(ARGV[9]))
+if open then redis.call('DEL', A .. 'open:' .. request) end
+return {charged, uncharged, str(owner) or ''}`);
+
+// KEYS: the account's bal, the topup's marker, the marker index. ARGV: account, entry, amount to credit, now, route,
+// user, the marker's ttl (0: kept). Returns 1 applied, 0 already applied (a repeat of its ref), -1 no account.
+export const topup = new LuaScript(`${lib}
+if redis.call('EXISTS', A .. 'entry:' .. ARGV[2]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+redis.call('INCRBY', KEYS[1], ARGV[3])
+row(ARGV[2], tonumber(ARGV[7]), ARGV[1], string.sub(ARGV[2], 7), 'topup', -tonumber(ARGV[3]), tonumber(ARGV[4]), 0, {route = tag(ARGV[5]), user = tag(ARGV[6])})
+return 1`);
+
+// KEYS: the account's marker index, its period indexes (hours, days), its list from before the index. ARGV: now, the
+// first hour and the first day kept. What no expiry removes: index members of markers gone, periods past retention.
+// Returns {members dropped, periods dropped, entries left in the list}.
+export const trim = new LuaScript(`
+local dropped = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local periods = redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2]) + redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[3])
+return {dropped, periods, redis.call('LLEN', KEYS[4])}`);
+
+// KEYS: an account's list from before the index. ARGV: how many entries were moved under the index, the first and the
+// last of them. Drops them, unless another prune did meanwhile (the list no longer starts with them: entries are unique
+// and the list only ever loses its head).
+export const shift = new LuaScript(`
+if redis.call('LINDEX', KEYS[1], 0) == ARGV[2] and redis.call('LINDEX', KEYS[1], tonumber(ARGV[1]) - 1) == ARGV[3] then
+  redis.call('LTRIM', KEYS[1], ARGV[1], -1)
+end
+return 1`);
