@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestLog } from '../src/request-log/request-log.js';
 import { Spool } from '../src/request-log/spool.js';
-import type { LogQuery, LogStore, RequestRecord } from '../src/request-log/log-store.js';
+import type { LogQuery, LogStore, RequestRecord, Row } from '../src/request-log/log-store.js';
+import { recordOfRow } from '../src/request-log/log-columns.js';
 
 /** A store in memory whose answers the test chooses: ok, fail (rejects) or hang (never answers). */
 class FakeStore implements LogStore {
@@ -19,6 +20,7 @@ class FakeStore implements LogStore {
     if (this.mode === 'hang') return new Promise(() => undefined);
     for (const r of records) if (!this.rows.some((x) => x.id === r.id && x.kind === r.kind)) this.rows.push(r);
   }
+  insertRows(rows: Row[]): Promise<void> { return this.insert(rows.map(recordOfRow)); }
   async search(_q: LogQuery): Promise<RequestRecord[]> { return []; }
   async get(id: string): Promise<RequestRecord[]> { return this.rows.filter((r) => r.id === id); }
   async prune(): Promise<number> { return 0; }

@@ -1,11 +1,13 @@
-// The request log's writer: a request's record is handed over in memory (no await on the request's path) and written
-// to the log store in batches every `flushMs`. A batch the store refuses or does not answer within `insertTimeoutMs`
-// goes to the spool on disk, and while anything waits there new batches follow it, so the store gets them in order
-// once it answers again (a backoff between tries). What a kill -9 can lose: the records of the last `flushMs` not yet
-// handed to the store, and a batch the store had not committed when the process died; the ledger's money moved
-// either way. Inserts are idempotent, so a batch that committed after its timeout is not written twice.
-import type { LogStore, RequestRecord } from './log-store.js';
+// The request log's writer: a request's record is handed over in memory as its row (no await on the request's path;
+// finished-request.ts serializes it once) and written to the log store in batches every `flushMs`. A batch the store
+// refuses or does not answer within `insertTimeoutMs` goes to the spool on disk, and while anything waits there new
+// batches follow it, so the store gets them in order once it answers again (a backoff between tries). What a kill -9
+// can lose: the records of the last `flushMs` not yet handed to the store, and a batch the store had not committed
+// when the process died; the ledger's money moved either way. Inserts are idempotent, so a batch that committed after
+// its timeout is not written twice.
+import type { LogStore, RequestRecord, Row } from './log-store.js';
 import type { Spool } from './spool.js';
+import { recordOfRow, rowOf } from './log-columns.js';
 
 export interface RequestLogOptions {
   flushMs: number;
@@ -16,7 +18,7 @@ export interface RequestLogOptions {
 }
 
 export class RequestLog {
-  private buffer: RequestRecord[] = [];
+  private buffer: Row[] = [];
   private timer?: NodeJS.Timeout;
   private writing?: Promise<void>;
   private retryAt = 0;
@@ -31,8 +33,14 @@ export class RequestLog {
     this.timer.unref();
   }
 
+  /** A task's or a topup's record. */
   add(record: RequestRecord): void {
-    this.buffer.push(record);
+    this.addRow(rowOf(record));
+  }
+
+  /** A request's row, as finished-request.ts made it. */
+  addRow(row: Row): void {
+    this.buffer.push(row);
   }
 
   /** Writes what is buffered, then what waits in the spool; one pass at a time (a caller during a pass waits for it). */
@@ -63,18 +71,18 @@ export class RequestLog {
   /** Spooled batches, oldest first, until the store fails again. */
   private async drain(): Promise<void> {
     for (let b = await this.spool.oldest(); b; b = await this.spool.oldest()) {
-      if (!(await this.tryInsert(b.records))) return;
+      if (!(await this.tryInsert(b.records.map(rowOf)))) return;
       await b.done();
       await yieldToRequests();
     }
   }
 
-  private async tryInsert(batch: RequestRecord[]): Promise<boolean> {
+  private async tryInsert(batch: Row[]): Promise<boolean> {
     if (Date.now() < this.retryAt) return false;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.store.insert(batch),
+        this.store.insertRows(batch),
         new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.insertTimeoutMs} ms`)), this.opts.insertTimeoutMs); }),
       ]);
       this.written += batch.length;
@@ -90,15 +98,16 @@ export class RequestLog {
     }
   }
 
-  private async spill(batch: RequestRecord[]): Promise<void> {
-    const kept = await this.spool.append(batch).catch((err) => {
+  /** The spool keeps records (JSON lines a person can read), as it always has. */
+  private async spill(batch: Row[]): Promise<void> {
+    const kept = await this.spool.append(batch.map(recordOfRow)).catch((err) => {
       this.opts.onError(`request log spool write failed: ${batch.length} records dropped`, err);
       return undefined;
     });
     if (kept === false) this.opts.onError(`request log spool is full (${this.spool.bytes} bytes): ${batch.length} records dropped (${this.spool.dropped} in all)`);
   }
 
-  private take(n: number): RequestRecord[] {
+  private take(n: number): Row[] {
     return this.buffer.length <= n ? this.buffer.splice(0) : this.buffer.splice(0, n);
   }
 }

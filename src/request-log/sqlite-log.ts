@@ -19,7 +19,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { openSqliteDb } from '../store/sqlite-state.js';
 import { columnList, limitOf, logColumns, newestFirst, recordOf, rowOf, whereOf, type LogRow } from './log-columns.js';
-import type { LogQuery, LogStore, RequestRecord } from './log-store.js';
+import type { LogQuery, LogStore, RequestRecord, Row } from './log-store.js';
 
 // One index per filter, each ordered by time after the value, so a search reads its newest entries first and stops at
 // `limit`. A token's and a user's entries also carry kind, status and error code: "this token's errors" or "its
@@ -46,6 +46,13 @@ const schema = `
  */
 const pruneChunk = 1000;
 
+/**
+ * Rows one INSERT statement carries: each statement's run costs about a microsecond beyond its rows (binding, stepping,
+ * resetting), so ten at a time save most of it (5.0 → 3.9 µs a row); more saved no more.
+ */
+const rowsPerStatement = 10;
+const placeholders = (rows: number) => Array.from({ length: rows }, () => `(${logColumns.map(() => '?').join(', ')})`).join(', ');
+
 export class SqliteLogStore implements LogStore {
   private readonly db;
   private readonly insertMany;
@@ -60,15 +67,24 @@ export class SqliteLogStore implements LogStore {
     this.db = openSqliteDb(file, 2000);
     this.db.exec(schema);
     // A record already there by (id, kind) stays as it was: a retried batch leaves one copy.
-    const insert = this.db.prepare(`INSERT INTO request_log (${columnList}) VALUES (${logColumns.map(() => '?').join(', ')})
-      ON CONFLICT DO NOTHING`);
-    this.insertMany = this.db.transaction((records: RequestRecord[]) => { for (const r of records) insert.run(rowOf(r)); });
+    const insert = (rows: number) => this.db.prepare(`INSERT INTO request_log (${columnList}) VALUES ${placeholders(rows)} ON CONFLICT DO NOTHING`);
+    const one = insert(1);
+    const some = insert(rowsPerStatement);
+    this.insertMany = this.db.transaction((rows: Row[]) => {
+      let i = 0;
+      for (; i + rowsPerStatement <= rows.length; i += rowsPerStatement) some.run(rows.slice(i, i + rowsPerStatement).flat());
+      for (; i < rows.length; i++) one.run(rows[i]);
+    });
     this.byId = this.db.prepare(`SELECT ${columnList} FROM request_log WHERE id = ? OR task = ? ${newestFirst}`);
     this.pruneSome = this.db.prepare(`DELETE FROM request_log WHERE at < ? ORDER BY at LIMIT ${pruneChunk}`);
   }
 
   async insert(records: RequestRecord[]): Promise<void> {
-    this.insertMany(records);
+    this.insertMany(records.map(rowOf));
+  }
+
+  async insertRows(rows: Row[]): Promise<void> {
+    this.insertMany(rows);
   }
 
   async search(q: LogQuery): Promise<RequestRecord[]> {
