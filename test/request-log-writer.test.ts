@@ -15,7 +15,10 @@ import { recordOfRow } from '../src/request-log/log-columns.js';
 class FakeStore implements LogStore {
   rows: RequestRecord[] = [];
   mode: 'ok' | 'fail' | 'hang' = 'ok';
+  /** Called with each batch as it arrives. */
+  onInsert?: (records: RequestRecord[]) => void;
   async insert(records: RequestRecord[]): Promise<void> {
+    this.onInsert?.(records);
     if (this.mode === 'fail') throw new Error('database unavailable');
     if (this.mode === 'hang') return new Promise(() => undefined);
     for (const r of records) if (!this.rows.some((x) => x.id === r.id && x.kind === r.kind)) this.rows.push(r);
@@ -40,6 +43,18 @@ test('records are written in batches of at most batchSize, nothing on the reques
   await log.flush();
   assert.equal(store.rows.length, 120);
   assert.equal(log.written, 120);
+});
+
+test('a batch\'s worth is written at the next turn of the event loop, not at the next flush period', { timeout: 5000 }, async () => {
+  const store = new FakeStore();
+  const first = new Promise<RequestRecord[]>((resolve) => { store.onInsert = resolve; });
+  const log = writer(store, new Spool(dir(), 1 << 20)); // flushMs is a minute and never started: only the size flushes
+  for (let i = 0; i < 49; i++) log.add(record(i));
+  await new Promise(setImmediate);
+  assert.equal(store.rows.length, 0, 'less than a batch waits for the period');
+  log.add(record(49));
+  assert.equal(store.rows.length, 0, 'add only buffers');
+  assert.deepEqual((await first).map((r) => r.id), Array.from({ length: 50 }, (_, i) => record(i).id));
 });
 
 test('a failing store: records wait in the spool, in order, and reach the store once it is back', async () => {
