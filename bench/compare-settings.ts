@@ -20,7 +20,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const pin = canPin() && pinSelf(CLIENT_CPU);
 
 const rig = await startRig({ root, pin, logLevel: 'info', verbose: false, onCrash: (why) => { console.error(why); process.exit(1); } });
-const others = await Promise.all(settings.map((env, i) => rig.extraGateway(`gateway-with-setting-${i + 1}`, env, true)));
+// One at a time: gateways starting together on a busy machine can miss their start deadline.
+const others: Awaited<ReturnType<typeof rig.extraGateway>>[] = [];
+for (const [i, env] of settings.entries()) others.push(await rig.extraGateway(`gateway-with-setting-${i + 1}`, env, true));
 try {
   const label = (i: number) => (settings.length === 1 ? 'with setting' : `setting ${i + 1}`);
   const targets: Record<string, { t: Target; pid: number }> = {
