@@ -2,11 +2,11 @@
 // finished-request.ts serializes it once) and written to the log store in batches, every `flushMs` or as soon as a
 // batch's worth waits, whichever comes first. A batch the store refuses or does not answer within `insertTimeoutMs`
 // goes to the spool on disk, and while anything waits there new batches follow it, so the store gets them in order
-// once it answers again (a backoff between tries). What a kill -9 can lose: the records of the last `flushMs` (at most
-// a batch's worth) not yet handed to the store, and a batch the store had not committed when the process died; the
-// ledger's money moved either way. Inserts are idempotent, so a batch that committed after its timeout is not written
-// twice. A full batch goes at once also so that rows do not wait long in memory: rows kept 200 ms at thousands of
-// requests a second are copied by every young-generation collection meanwhile, and promoted.
+// once it answers again (a backoff between tries). What a kill -9 can lose: the records of the last `flushMs` (fewer
+// when a batch filled sooner) not yet handed to the store, and a batch the store had not committed when the process
+// died; the ledger's money moved either way. Inserts are idempotent, so a batch that committed after its timeout is
+// not written twice. A full batch goes at once also so that rows do not wait long in memory: rows kept 200 ms at
+// thousands of requests a second are copied by every young-generation collection meanwhile, and promoted.
 import type { LogStore, RequestRecord, Row } from './log-store.js';
 import type { Spool } from './spool.js';
 import { recordOfRow, rowOf } from './log-columns.js';
