@@ -4,6 +4,8 @@
 // about a minute. Several settings at once (a JSON array) start one gateway each, all in the same rotation.
 //   node dist/bench/compare-settings.js '{"SWITCHYARD_LOG_STORE":"off"}' [runs] [seconds]
 //   node dist/bench/compare-settings.js '[{"SWITCHYARD_LOG_STORE":"off"},{"LOG_LEVEL":"warn"}]' 7 3
+// SWITCHYARD_BENCH_MAIN in a setting runs another build's gateway (its dist/src/main.js) with this config and store:
+//   node dist/bench/compare-settings.js '[{"SWITCHYARD_BENCH_MAIN":"/path/to/old/dist/src/main.js"}]' 15 2
 import { fileURLToPath } from 'node:url';
 import { closedLoop } from './closed-loop.js';
 import { cpuSeconds, perCpuBusySeconds } from './proc-stats.js';

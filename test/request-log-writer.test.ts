@@ -57,6 +57,26 @@ test('a batch\'s worth is written at the next turn of the event loop, not at the
   assert.deepEqual((await first).map((r) => r.id), Array.from({ length: 50 }, (_, i) => record(i).id));
 });
 
+test('rows that come in during a pass wait for the next one unless a batch fills: no pass chases them a few at a time', { timeout: 5000 }, async () => {
+  const store = new FakeStore();
+  const log = writer(store, new Spool(dir(), 1 << 20)); // batches of 50
+  let next = 0;
+  const add = (n: number) => { for (let i = 0; i < n; i++) log.add(record(next++)); };
+  let arriving = 10; // requests that finish while a batch is written
+  store.onInsert = () => { add(arriving); };
+  add(70);
+  await log.flush();
+  assert.equal(store.rows.length, 70, 'the pass wrote the 70 it began with, in 50 and 20, and left the 20 that came meanwhile');
+  arriving = 60;
+  add(30);
+  store.onInsert = () => { add(arriving); arriving = 0; };
+  await log.flush();
+  assert.equal(store.rows.length, 170, 'the 50 it began with, then the full batch of the 60 that came meanwhile');
+  await log.flush();
+  assert.equal(store.rows.length, 180, 'the 10 left, at the next pass');
+  assert.equal(log.written, 180);
+});
+
 test('a failing store: records wait in the spool, in order, and reach the store once it is back', async () => {
   const store = new FakeStore();
   const spoolDir = dir();

@@ -73,6 +73,8 @@ async function shapes(log: LogStore, end: number): Promise<[string, LogQuery | s
     ['id (a task: its submit and its end)', task.id],
     ['page after a cursor 100,000 records deep', { ...month, before: { at: deep.at, id: deep.id, kind: deep.kind } }],
     ['30 days, limit 1000', { ...month, limit: 1000 }],
+    // What an index per filter is for: without one, a value the range lacks is a scan of the whole range.
+    ['a model no record has', { ...month, model: 'no-such-model' }], ['a channel no record has, one day', { ...month, from: end - day, channel: 'no-such-channel' }],
   ];
 }
 

@@ -68,9 +68,16 @@ export class RequestLog {
     await this.store.close().catch((err) => this.opts.onError('request log store close failed', err));
   }
 
+  /**
+   * Writes what was buffered when the pass began, then full batches only: rows that come in meanwhile wait for the
+   * next pass unless a batch fills. Chasing them made batches of a few dozen rows at a few thousand requests a second,
+   * each a commit rewriting the same last pages of every index, and checkpoints to match: 20 µs of CPU a row in the
+   * gateway against 8.5 in batches of 250.
+   */
   private async pass(): Promise<void> {
-    while (this.buffer.length) {
-      const batch = this.take(this.opts.batchSize);
+    for (let left = this.buffer.length; this.buffer.length && (left > 0 || this.buffer.length >= this.opts.batchSize);) {
+      const batch = this.take(left > 0 ? Math.min(left, this.opts.batchSize) : this.opts.batchSize);
+      left -= batch.length;
       if (this.spool.batches || !(await this.tryInsert(batch))) await this.spill(batch);
       await yieldToRequests();
     }
