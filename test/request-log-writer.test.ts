@@ -57,24 +57,33 @@ test('a batch\'s worth is written at the next turn of the event loop, not at the
   assert.deepEqual((await first).map((r) => r.id), Array.from({ length: 50 }, (_, i) => record(i).id));
 });
 
-test('rows that come in during a pass wait for the next one unless a batch fills: no pass chases them a few at a time', { timeout: 5000 }, async () => {
+test('no pass chases the rows that come in meanwhile: full batches, then what a flush finds left, once', { timeout: 5000 }, async () => {
   const store = new FakeStore();
   const log = writer(store, new Spool(dir(), 1 << 20)); // batches of 50
   let next = 0;
   const add = (n: number) => { for (let i = 0; i < n; i++) log.add(record(next++)); };
-  let arriving = 10; // requests that finish while a batch is written
-  store.onInsert = () => { add(arriving); };
+  store.onInsert = () => { add(10); }; // requests that finish while a batch is written, forever
   add(70);
   await log.flush();
-  assert.equal(store.rows.length, 70, 'the pass wrote the 70 it began with, in 50 and 20, and left the 20 that came meanwhile');
-  arriving = 60;
-  add(30);
-  store.onInsert = () => { add(arriving); arriving = 0; };
+  assert.equal(store.rows.length, 80, 'a batch of 50, then the 30 left (the 20 and 10 come meanwhile), and not the 10 after');
   await log.flush();
-  assert.equal(store.rows.length, 170, 'the 50 it began with, then the full batch of the 60 that came meanwhile');
-  await log.flush();
-  assert.equal(store.rows.length, 180, 'the 10 left, at the next pass');
-  assert.equal(log.written, 180);
+  assert.equal(store.rows.length, 90, 'the 10 left at the next flush');
+  store.onInsert = undefined;
+  add(60);
+  await new Promise(setImmediate); // a full batch waits: written at the next turn, the rest left for the period
+  await log.flush(); // (joins that pass if it is still writing, else writes the 20 left)
+  assert.equal(store.rows.length, 160);
+  assert.equal(log.written, 160);
+});
+
+test('a batch\'s worth starts a pass that writes full batches only, leaving the rest for the period', { timeout: 5000 }, async () => {
+  const store = new FakeStore();
+  const written = new Promise<RequestRecord[]>((resolve) => { store.onInsert = resolve; });
+  const log = writer(store, new Spool(dir(), 1 << 20));
+  for (let i = 0; i < 60; i++) log.add(record(i));
+  assert.equal((await written).length, 50);
+  await new Promise(setImmediate);
+  assert.equal(store.rows.length, 50, 'the 10 left wait for a flush');
 });
 
 test('a failing store: records wait in the spool, in order, and reach the store once it is back', async () => {
