@@ -188,7 +188,9 @@ export async function startRig(o: RigOptions): Promise<Rig> {
       // Children inherit this process's affinity (the client core), so "unpinned" must say every CPU explicitly.
       // Its own request log in the temp dir (a store that is not SQLite would put it in the checkout's data/).
       const logStore = { SWITCHYARD_LOG_STORE: `sqlite://${join(tmp, `${name}.log.sqlite`)}` };
-      const child = startNode(name, ['dist/src/main.js'], { ...gwEnv, ...logStore, ...env, PORT: String(port), SWITCHYARD_LOG_FILE: join(tmp, `${name}.log`) },
+      // SWITCHYARD_BENCH_MAIN: another build's main.js (a checkout of the previous commit), to compare builds in one rotation.
+      const main = env.SWITCHYARD_BENCH_MAIN ?? 'dist/src/main.js';
+      const child = startNode(name, [main], { ...gwEnv, ...logStore, ...env, PORT: String(port), SWITCHYARD_LOG_FILE: join(tmp, `${name}.log`) },
         o.pin ? (pinned ? GATEWAY_CPU : `0-${cpus().length - 1}`) : undefined, o.root, o.onCrash, o.verbose);
       started.push(child);
       const url = `http://127.0.0.1:${port}`;

@@ -55,7 +55,7 @@ const usage = `usage: npm run bench [-- --full] [--soak] [--otel] [--slow-stream
 
 /** The scenarios that measure the issue's speed targets (the report's summary), and what each one measures. */
 const speedTargets: Record<string, string> = {
-  [chatJson.name]: 'CPU per request at 64 connections',
+  [chatJson.name]: 'CPU per request at 1 and 64 connections, both logs on and off',
   [sseScenario.name]: 'SSE first-event delay and burst share at 100 streams',
   [sseBurst.name]: 'first events of 100 streams opened at once',
   [download.name]: 'download MB/s and RSS growth',

@@ -100,19 +100,30 @@ export async function interleaved<T>(ctx: BenchContext, fn: (t: Target, run: num
  * alike, and the gateway and bare proxy, which share a core, are never loaded at the same time.
  */
 export async function interleaved3<T>(ctx: BenchContext, fn: (t: Target, run: number) => Promise<T>): Promise<Runs3<T>> {
-  const out: Runs3<T> = { gateway: [], bare: [], direct: [], foreign: { gateway: [], bare: [], direct: [] } };
-  const order = [ctx.gateway, ctx.bare, ctx.direct];
+  const { runs, foreign } = await rotation(ctx, { gateway: ctx.gateway, bare: ctx.bare, direct: ctx.direct }, fn);
+  return { gateway: runs.gateway, bare: runs.bare, direct: runs.direct, foreign: foreign as Runs3<T>['foreign'] };
+}
+
+/**
+ * Any set of targets, run by run in an order rotated each run, with other processes' share of each core during each
+ * target's runs: `interleaved3`'s loop, for a scenario with a target more (another gateway on the same core).
+ */
+export async function rotation<T, K extends string>(ctx: BenchContext, targets: Record<K, Target>, fn: (t: Target, run: number, key: K) => Promise<T>):
+  Promise<{ runs: Record<K, T[]>; foreign: Record<K, Foreign[]> }> {
+  const keys = Object.keys(targets) as K[];
+  const runs = Object.fromEntries(keys.map((k) => [k, []])) as unknown as Record<K, T[]>;
+  const foreign = Object.fromEntries(keys.map((k) => [k, []])) as unknown as Record<K, Foreign[]>;
   for (let i = 0; i < ctx.runs && !ctx.signal.aborted; i++) {
     // Rotated per run: in a fixed order bare always ran right after the gateway and paid ~8 % for it (its caches
     // cold, the gateway's GC still finishing on the shared core), which flattered the gateway ÷ bare ratio.
-    for (const t of order.map((_, k) => order[(k + i) % order.length])) {
+    for (const k of keys.map((_, j) => keys[(j + i) % keys.length])) {
       if (ctx.signal.aborted) break;
       const stop = ctx.foreignLoad?.();
-      out[t.name].push(await fn(t, i));
-      if (stop) out.foreign[t.name].push(stop());
+      runs[k].push(await fn(targets[k], i, k));
+      if (stop) foreign[k].push(stop());
     }
   }
-  return out;
+  return { runs, foreign };
 }
 
 export interface Runs3<T> {
@@ -127,8 +138,8 @@ const disturbedShare = 0.1;
  * A row and a note from interleaved3's foreign-load readings: other processes' share of each core during each
  * target's runs, so a disturbed run is visible next to the figure it moved. Nothing when not measured.
  */
-export function foreignLoadReport(f: Runs3<unknown>['foreign']): { rows: Row[]; notes: string[]; perRun: Record<string, number[]> } {
-  const all = [...f.gateway, ...f.bare, ...f.direct];
+export function foreignLoadReport(f: Runs3<unknown>['foreign'] & Record<string, Foreign[]>): { rows: Row[]; notes: string[]; perRun: Record<string, number[]> } {
+  const all = Object.values(f).flat();
   if (!all.length) return { rows: [], notes: [], perRun: {} };
   const perRun: Record<string, number[]> = {};
   for (const [name, rs] of Object.entries(f)) {

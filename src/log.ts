@@ -1,10 +1,5 @@
 // Structured logs with pino: one JSON line per request, written in blocks, every line through the redactor.
-import { droppedFields } from './policies/dropped.js';
 import { pino, type Logger } from 'pino';
-import type { ServerResponse } from 'node:http';
-import type { RequestContext } from './pipeline/context.js';
-import { usageSummary } from './request-log/records.js';
-import { bounded, pathOf } from './request-log/log-fields.js';
 import type { Redactor } from './redaction/redactor.js';
 
 // Keys never reach these fields, but redaction guards against a future stage logging a raw header.
@@ -16,7 +11,7 @@ export interface Destination { write(line: string): unknown; flush?(cb?: (err?: 
 
 export interface Logging {
   log: Logger;
-  /** Writes one prepared line (the access line) to the same redacted destination. */
+  /** Writes one prepared line (the access line, finished-request.ts) to the same redacted destination. */
   write(line: string): void;
   /** Resolves once buffered lines are written, or after `withinMs`: a stop must never hang on its own log. */
   flush(withinMs: number): Promise<void>;
@@ -93,46 +88,3 @@ function flushWithin(d: Destination, ms: number): Promise<void> {
     try { d.flush ? d.flush((err) => { if (err) console.error(`log flush failed: ${err.message}`); done(); }) : done(); } catch { done(); }
   });
 }
-
-/**
- * The access line has a fixed shape of ids, numbers and a bounded reason (never a header or a key), so it is
- * serialized with one JSON.stringify instead of pino's per-field walk, on every request. It carries pino's level,
- * time, pid and msg, so it reads like any other pino line.
- */
-export function logRequest(write: (line: string) => void, ctx: RequestContext, res: ServerResponse): void {
-  const line = {
-    level: 30,
-    time: Date.now(),
-    pid: process.pid,
-    req_id: ctx.id,
-    route: ctx.route?.id,
-    method: ctx.method,
-    path: bounded(pathOf(ctx.url)),
-    token_id: ctx.token?.id,
-    model: ctx.model === undefined ? undefined : bounded(ctx.model),
-    channel: ctx.channel,
-    attempts: ctx.attempts.length ? ctx.attempts : undefined,
-    status: ctx.logStatus ?? res.statusCode,
-    error_code: ctx.errorCode,
-    clamped: ctx.clamped,
-    reason: ctx.reason === undefined ? undefined : bounded(ctx.reason, 512),
-    outcome: ctx.outcome,
-    latency_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
-    added_ms: ctx.addedMs !== undefined ? Math.round(ctx.addedMs * 1000) / 1000 : undefined,
-    // The billed counts and their classes, never the vendor's nested details: the line never grows with what it sends.
-    usage: ctx.usage ? usageSummary(ctx.usage, ctx.charge?.classes) : undefined,
-    usage_estimated: ctx.usageEstimated || undefined,
-    reserved: ctx.reserved,
-    charged: ctx.charged,
-    uncharged: ctx.uncharged,
-    // What the charge is made of: `[item, quantity, rate, units]` per line, the prompt tier and the chosen options.
-    charge_lines: ctx.charge?.lines.map((l) => [l.item, l.quantity, l.rate, Math.round(l.units * 1e6) / 1e6]),
-    tier: ctx.charge?.tier,
-    price: ctx.charge?.chose,
-    aborted: !res.writableFinished || undefined,
-    ...droppedFields(ctx),
-    msg: 'request',
-  };
-  write(`${JSON.stringify(line)}\n`);
-}
-

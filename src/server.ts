@@ -1,6 +1,6 @@
 // The HTTP server: connection bounds, then each request through the pipeline (src/pipeline/index.ts, the stage
 // list), its failure answered in the contract's shape, and one access-log line when its work is over.
-import { requestRecord } from './request-log/records.js';
+import { finishedRequest } from './finished-request.js';
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -9,7 +9,6 @@ import type { Exchange } from './pipeline/exchange.js';
 import { GatewayError, sendError, shapeA, toGatewayError } from './http/errors.js';
 import { ClientGone } from './http/read-body.js';
 import { newContext, newRequestId, type RequestContext } from './pipeline/context.js';
-import { logRequest } from './log.js';
 import { observeRequest } from './metrics/metrics.js';
 import { serve } from './pipeline/index.js';
 import { policyOf } from './policies/index.js';
@@ -129,8 +128,14 @@ async function handle(g: RunningGateway, req: IncomingMessage, res: ServerRespon
   // Logged when the request's work is over (settled, refunded, stream closed), not when the socket closes.
   if (ctx.abort.signal.reason === 'client_gone') ctx.logStatus = 499;
   ctx.trace?.end(res);
-  if (g.log.isLevelEnabled('info')) logRequest(g.logging.write, ctx, res);
-  if (g.requestLog && logged(ctx)) g.requestLog.add(requestRecord(ctx, res));
+  // One record, serialized once into the access line and the request log's row.
+  const line = g.log.isLevelEnabled('info');
+  const row = g.requestLog !== undefined && logged(ctx);
+  if (line || row) {
+    const done = finishedRequest(ctx, res, line, row);
+    if (done.line) g.logging.write(done.line);
+    if (done.row) g.requestLog!.addRow(done.row);
+  }
   observeRequest(ctx, res);
 }
 

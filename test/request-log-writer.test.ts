@@ -8,17 +8,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestLog } from '../src/request-log/request-log.js';
 import { Spool } from '../src/request-log/spool.js';
-import type { LogQuery, LogStore, RequestRecord } from '../src/request-log/log-store.js';
+import type { LogQuery, LogStore, RequestRecord, Row } from '../src/request-log/log-store.js';
+import { recordOfRow } from '../src/request-log/log-columns.js';
 
 /** A store in memory whose answers the test chooses: ok, fail (rejects) or hang (never answers). */
 class FakeStore implements LogStore {
   rows: RequestRecord[] = [];
   mode: 'ok' | 'fail' | 'hang' = 'ok';
+  /** Called with each batch as it arrives. */
+  onInsert?: (records: RequestRecord[]) => void;
   async insert(records: RequestRecord[]): Promise<void> {
+    this.onInsert?.(records);
     if (this.mode === 'fail') throw new Error('database unavailable');
     if (this.mode === 'hang') return new Promise(() => undefined);
     for (const r of records) if (!this.rows.some((x) => x.id === r.id && x.kind === r.kind)) this.rows.push(r);
   }
+  insertRows(rows: Row[]): Promise<void> { return this.insert(rows.map(recordOfRow)); }
   async search(_q: LogQuery): Promise<RequestRecord[]> { return []; }
   async get(id: string): Promise<RequestRecord[]> { return this.rows.filter((r) => r.id === id); }
   async prune(): Promise<number> { return 0; }
@@ -38,6 +43,47 @@ test('records are written in batches of at most batchSize, nothing on the reques
   await log.flush();
   assert.equal(store.rows.length, 120);
   assert.equal(log.written, 120);
+});
+
+test('a batch\'s worth is written at the next turn of the event loop, not at the next flush period', { timeout: 5000 }, async () => {
+  const store = new FakeStore();
+  const first = new Promise<RequestRecord[]>((resolve) => { store.onInsert = resolve; });
+  const log = writer(store, new Spool(dir(), 1 << 20)); // flushMs is a minute and never started: only the size flushes
+  for (let i = 0; i < 49; i++) log.add(record(i));
+  await new Promise(setImmediate);
+  assert.equal(store.rows.length, 0, 'less than a batch waits for the period');
+  log.add(record(49));
+  assert.equal(store.rows.length, 0, 'add only buffers');
+  assert.deepEqual((await first).map((r) => r.id), Array.from({ length: 50 }, (_, i) => record(i).id));
+});
+
+test('no pass chases the rows that come in meanwhile: full batches, then what a flush finds left, once', { timeout: 5000 }, async () => {
+  const store = new FakeStore();
+  const log = writer(store, new Spool(dir(), 1 << 20)); // batches of 50
+  let next = 0;
+  const add = (n: number) => { for (let i = 0; i < n; i++) log.add(record(next++)); };
+  store.onInsert = () => { add(10); }; // requests that finish while a batch is written, forever
+  add(70);
+  await log.flush();
+  assert.equal(store.rows.length, 80, 'a batch of 50, then the 30 left (the 20 and 10 come meanwhile), and not the 10 after');
+  await log.flush();
+  assert.equal(store.rows.length, 90, 'the 10 left at the next flush');
+  store.onInsert = undefined;
+  add(60);
+  await new Promise(setImmediate); // a full batch waits: written at the next turn, the rest left for the period
+  await log.flush(); // (joins that pass if it is still writing, else writes the 20 left)
+  assert.equal(store.rows.length, 160);
+  assert.equal(log.written, 160);
+});
+
+test('a batch\'s worth starts a pass that writes full batches only, leaving the rest for the period', { timeout: 5000 }, async () => {
+  const store = new FakeStore();
+  const written = new Promise<RequestRecord[]>((resolve) => { store.onInsert = resolve; });
+  const log = writer(store, new Spool(dir(), 1 << 20));
+  for (let i = 0; i < 60; i++) log.add(record(i));
+  assert.equal((await written).length, 50);
+  await new Promise(setImmediate);
+  assert.equal(store.rows.length, 50, 'the 10 left wait for a flush');
 });
 
 test('a failing store: records wait in the spool, in order, and reach the store once it is back', async () => {

@@ -1,6 +1,6 @@
 // How a RequestRecord is laid out in a request log table, shared by the SQLite and PostgreSQL stores so both keep and
 // search records alike: the fields a search filters or orders on are columns, the rest of the record is JSON text.
-import type { LogQuery, RequestRecord } from './log-store.js';
+import type { LogQuery, RequestRecord, Row } from './log-store.js';
 
 /** The optional fields kept as columns, after id, kind and at (`group` before any filter names it: a column added later is a migration). */
 const fieldColumns = ['token', 'user', 'group', 'route', 'model', 'channel', 'status', 'error_code', 'task'] as const;
@@ -19,18 +19,18 @@ const inColumns = new Set<string>(['id', 'kind', 'at', ...fieldColumns]);
  * A column's text without NUL, which PostgreSQL's text cannot hold: a client's model name carrying one would have its
  * whole batch refused on every retry. Kept as U+FFFD in both stores alike (in `rest`, JSON escapes it).
  */
-const text = (v: string | null | undefined) => (v == null ? null : v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v);
+export const columnText = (v: string | null | undefined) => (v == null ? null : v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v);
 
 /**
  * A record as the values of `logColumns`. A field set to null stays in `rest` (its column is null either way), so a
  * record reads back exactly as written, null and absent alike.
  */
-export function rowOf(r: RequestRecord): unknown[] {
+export function rowOf(r: RequestRecord): Row {
   const rest: Record<string, unknown> = {};
   const fields = r as unknown as Record<string, unknown>;
   for (const k in fields) if (!inColumns.has(k) || fields[k] === null) rest[k] = fields[k];
-  return [text(r.id), r.kind, r.at, text(r.token), text(r.user), text(r.group), text(r.route), text(r.model),
-    text(r.channel), r.status ?? null, text(r.error_code), text(r.task), JSON.stringify(rest)];
+  return [columnText(r.id), r.kind, r.at, columnText(r.token), columnText(r.user), columnText(r.group), columnText(r.route),
+    columnText(r.model), columnText(r.channel), r.status ?? null, columnText(r.error_code), columnText(r.task), JSON.stringify(rest)];
 }
 
 export type LogRow = Record<(typeof logColumns)[number], unknown>;
@@ -41,6 +41,9 @@ export function recordOf(row: LogRow): RequestRecord {
   for (const c of fieldColumns) if (row[c] !== null) r[c] = row[c];
   return Object.assign(r, JSON.parse(row.rest as string)) as RequestRecord;
 }
+
+/** The record a row to be written holds (the spool keeps records). */
+export const recordOfRow = (row: Row) => recordOf(Object.fromEntries(logColumns.map((c, i) => [c, row[i]])) as LogRow);
 
 /**
  * The filters, most selective first as a gateway's log goes: an id is one or two records, a token one client's share,

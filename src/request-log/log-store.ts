@@ -5,6 +5,9 @@ import type { RequestRecord } from '../types/generated/request-record.response.j
 
 export type { RequestRecord };
 
+/** A record as a store writes it: the values of log-columns.ts's `logColumns`, in order. */
+export type Row = unknown[];
+
 /** A search: a time range and filters, newest first, a page at a time. */
 export interface LogQuery {
   /** Milliseconds, `from` included, `to` excluded (of the record's `at`). */
@@ -36,6 +39,8 @@ export interface LogStore {
    * batch written twice (a retry after a timeout that had in fact committed) leaves one copy.
    */
   insert(records: RequestRecord[]): Promise<void>;
+  /** `insert` for records already laid out as rows (log-columns.ts): the writer's, serialized once at a request's end. */
+  insertRows(rows: Row[]): Promise<void>;
   /** Newest first (at desc, then id desc, then kind desc), at most `limit`. */
   search(q: LogQuery): Promise<RequestRecord[]>;
   /** Every record with this id, and a task's submit (whose `task` it is): a task id has its submit's request record and its task record. */

@@ -11,7 +11,7 @@
 // 1.27 GB; dropping a day's partition (34,000 records) takes 22 ms.
 import pg from 'pg';
 import { columnList, limitOf, newestFirst, recordOf, rowOf, whereOf, type LogRow } from './log-columns.js';
-import type { LogQuery, LogStore, RequestRecord } from './log-store.js';
+import type { LogQuery, LogStore, RequestRecord, Row } from './log-store.js';
 
 export interface PostgresLogOptions {
   /** Longest any statement may run (ms), so a hung database cannot hold the writer, which spools instead. */
@@ -87,10 +87,14 @@ export class PostgresLogStore implements LogStore {
 
   /** One multi-row INSERT a batch (of up to 5,000 records; a larger one is split, each part idempotent as a whole). */
   async insert(records: RequestRecord[]): Promise<void> {
-    for (let i = 0; i < records.length; i += rowsPerStatement) {
+    await this.insertRows(records.map(rowOf));
+  }
+
+  async insertRows(rows: Row[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += rowsPerStatement) {
       const values: unknown[] = [];
-      const rows = records.slice(i, i + rowsPerStatement).map((r) => `(${rowOf(r).map((v) => `$${values.push(v)}`).join(', ')})`);
-      await this.pool.query(`INSERT INTO request_log (${columnList}) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`, values);
+      const tuples = rows.slice(i, i + rowsPerStatement).map((r) => `(${r.map((v) => `$${values.push(v)}`).join(', ')})`);
+      await this.pool.query(`INSERT INTO request_log (${columnList}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, values);
     }
   }
 

@@ -1,7 +1,7 @@
 // A log store opened when it can be: a gateway starts while its log database is down (records wait in the spool),
 // and the first call after the database is back opens it. Opening is tried again on each call after a failure, at
 // the writer's pace (its backoff), never in a loop of its own.
-import type { LogQuery, LogStore, RequestRecord } from './log-store.js';
+import type { LogQuery, LogStore, RequestRecord, Row } from './log-store.js';
 
 export class ReconnectingLogStore implements LogStore {
   private store?: LogStore;
@@ -15,6 +15,7 @@ export class ReconnectingLogStore implements LogStore {
   }
 
   insert(records: RequestRecord[]): Promise<void> { return this.ready().then((s) => s.insert(records)); }
+  insertRows(rows: Row[]): Promise<void> { return this.ready().then((s) => s.insertRows(rows)); }
   search(q: LogQuery): Promise<RequestRecord[]> { return this.ready().then((s) => s.search(q)); }
   get(id: string): Promise<RequestRecord[]> { return this.ready().then((s) => s.get(id)); }
   prune(before: number): Promise<number> { return this.ready().then((s) => s.prune(before)); }

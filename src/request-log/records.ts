@@ -1,34 +1,11 @@
-// A finished request, task or topup as the request log keeps it (schemas/api/request-record.response.json). Built from
-// what the gateway already holds at the end (the request's context, the task's record): no extra work on the way.
-// Client-chosen strings are cut, as on the access line: a record never grows with what a client sends.
-import type { ServerResponse } from 'node:http';
-import type { RequestContext } from '../pipeline/context.js';
+// A finished task or topup as the request log keeps it (schemas/api/request-record.response.json), built from what the
+// gateway already holds at the end (the task's record, the topup). A request's record goes straight to its row and its
+// access line (src/finished-request.ts), with the usage summary from here.
 import type { Usage } from '../transform/usage.js';
 import type { TaskRecord } from '../records/task-record.js';
 import type { Charge } from '../billing/price.js';
 import { classTags, tokenClasses, type TokenCounts } from '../billing/token-classes.js';
 import type { RequestRecord } from './log-store.js';
-import { bounded, pathOf } from './log-fields.js';
-
-export function requestRecord(ctx: RequestContext, res: ServerResponse): RequestRecord {
-  const now = Date.now();
-  const latency = performance.now() - ctx.started;
-  const t = ctx.token;
-  return {
-    id: ctx.id, kind: 'request', at: now, started_at: Math.round(now - latency),
-    token: t?.id ?? null, user: t?.user ?? null, group: t?.group ?? null,
-    route: ctx.route?.id ?? null, method: ctx.method, path: bounded(pathOf(ctx.url)),
-    model: ctx.model === undefined ? null : bounded(ctx.model), served_model: ctx.responseModel ?? null,
-    channel: ctx.channel ?? null, attempts: ctx.attempts,
-    status: ctx.logStatus ?? res.statusCode, error_code: ctx.errorCode ?? null, outcome: ctx.outcome ?? null,
-    reason: ctx.reason === undefined ? null : bounded(ctx.reason, 512),
-    usage: ctx.usage ? usageSummary(ctx.usage, ctx.charge?.classes) : null, usage_estimated: ctx.usageEstimated ?? null,
-    units: ctx.units ?? null, task: ctx.task ?? null, reserved: ctx.reserved ?? null, charged: ctx.charged ?? null, uncharged: ctx.uncharged ?? null,
-    vendor_charged: null, ...chargeOf(ctx.charge),
-    latency_ms: round(latency), first_byte_ms: ctx.firstByteMs === undefined ? null : round(ctx.firstByteMs),
-    client: res.req?.socket?.remoteAddress ?? null,
-  };
-}
 
 /**
  * A task that ends now: from its submit to its end, with what it was charged and what its vendor said it charged. Its

@@ -1,11 +1,15 @@
-// The request log's writer: a request's record is handed over in memory (no await on the request's path) and written
-// to the log store in batches every `flushMs`. A batch the store refuses or does not answer within `insertTimeoutMs`
+// The request log's writer: a request's record is handed over in memory as its row (no await on the request's path;
+// finished-request.ts serializes it once) and written to the log store in batches, every `flushMs` or as soon as a
+// batch's worth waits, whichever comes first. A batch the store refuses or does not answer within `insertTimeoutMs`
 // goes to the spool on disk, and while anything waits there new batches follow it, so the store gets them in order
-// once it answers again (a backoff between tries). What a kill -9 can lose: the records of the last `flushMs` not yet
-// handed to the store, and a batch the store had not committed when the process died; the ledger's money moved
-// either way. Inserts are idempotent, so a batch that committed after its timeout is not written twice.
-import type { LogStore, RequestRecord } from './log-store.js';
+// once it answers again (a backoff between tries). What a kill -9 can lose: the records of the last `flushMs` (fewer
+// when a batch filled sooner) not yet handed to the store, and a batch the store had not committed when the process
+// died; the ledger's money moved either way. Inserts are idempotent, so a batch that committed after its timeout is
+// not written twice. A full batch goes at once also so that rows do not wait long in memory: rows kept 200 ms at
+// thousands of requests a second are copied by every young-generation collection meanwhile, and promoted.
+import type { LogStore, RequestRecord, Row } from './log-store.js';
 import type { Spool } from './spool.js';
+import { recordOfRow, rowOf } from './log-columns.js';
 
 export interface RequestLogOptions {
   flushMs: number;
@@ -16,9 +20,14 @@ export interface RequestLogOptions {
 }
 
 export class RequestLog {
-  private buffer: RequestRecord[] = [];
+  private buffer: Row[] = [];
   private timer?: NodeJS.Timeout;
   private writing?: Promise<void>;
+  /** A pass is due at the next turn of the event loop (a batch's worth waits). */
+  private due = false;
+  /** The next pass also writes what is left after the full batches (a flush: the period, a caller, a stop). */
+  private everything = false;
+  private closed = false;
   private retryAt = 0;
   private backoffMs = 0;
   /** Records handed to the store, since the start. */
@@ -31,12 +40,26 @@ export class RequestLog {
     this.timer.unref();
   }
 
+  /** A task's or a topup's record. */
   add(record: RequestRecord): void {
-    this.buffer.push(record);
+    this.addRow(rowOf(record));
+  }
+
+  /** A request's row, as finished-request.ts made it. */
+  addRow(row: Row): void {
+    if (this.buffer.push(row) >= this.opts.batchSize && !this.due) {
+      this.due = true;
+      setImmediate(() => { this.due = false; if (!this.closed) void this.write(); });
+    }
   }
 
   /** Writes what is buffered, then what waits in the spool; one pass at a time (a caller during a pass waits for it). */
   flush(): Promise<void> {
+    this.everything = true;
+    return this.write();
+  }
+
+  private write(): Promise<void> {
     this.writing ??= this.pass().finally(() => { this.writing = undefined; });
     return this.writing;
   }
@@ -44,6 +67,7 @@ export class RequestLog {
   /** Writes what it can within `deadlineMs` (the rest stays in the spool for the next start), then closes the store. */
   async close(deadlineMs = 2000): Promise<void> {
     clearInterval(this.timer);
+    this.closed = true;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.flush().then(() => this.flush()), new Promise((r) => { timer = setTimeout(r, deadlineMs); })]);
     clearTimeout(timer);
@@ -51,8 +75,17 @@ export class RequestLog {
     await this.store.close().catch((err) => this.opts.onError('request log store close failed', err));
   }
 
+  /**
+   * Full batches while a batch's worth waits, then, for a flush, what is left, once: rows that come in meanwhile wait
+   * for the next pass unless a batch fills. Chasing them made batches of a few dozen rows at a few thousand requests a
+   * second, each a commit rewriting the same last pages of every index, and checkpoints to match: 20 µs of CPU a row in
+   * the gateway against 8.5 in batches of 250.
+   */
   private async pass(): Promise<void> {
-    while (this.buffer.length) {
+    for (;;) {
+      const full = this.buffer.length >= this.opts.batchSize;
+      if (!full && !(this.everything && this.buffer.length)) break;
+      if (!full) this.everything = false;
       const batch = this.take(this.opts.batchSize);
       if (this.spool.batches || !(await this.tryInsert(batch))) await this.spill(batch);
       await yieldToRequests();
@@ -63,18 +96,18 @@ export class RequestLog {
   /** Spooled batches, oldest first, until the store fails again. */
   private async drain(): Promise<void> {
     for (let b = await this.spool.oldest(); b; b = await this.spool.oldest()) {
-      if (!(await this.tryInsert(b.records))) return;
+      if (!(await this.tryInsert(b.records.map(rowOf)))) return;
       await b.done();
       await yieldToRequests();
     }
   }
 
-  private async tryInsert(batch: RequestRecord[]): Promise<boolean> {
+  private async tryInsert(batch: Row[]): Promise<boolean> {
     if (Date.now() < this.retryAt) return false;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.store.insert(batch),
+        this.store.insertRows(batch),
         new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.insertTimeoutMs} ms`)), this.opts.insertTimeoutMs); }),
       ]);
       this.written += batch.length;
@@ -90,15 +123,16 @@ export class RequestLog {
     }
   }
 
-  private async spill(batch: RequestRecord[]): Promise<void> {
-    const kept = await this.spool.append(batch).catch((err) => {
+  /** The spool keeps records (JSON lines a person can read), as it always has. */
+  private async spill(batch: Row[]): Promise<void> {
+    const kept = await this.spool.append(batch.map(recordOfRow)).catch((err) => {
       this.opts.onError(`request log spool write failed: ${batch.length} records dropped`, err);
       return undefined;
     });
     if (kept === false) this.opts.onError(`request log spool is full (${this.spool.bytes} bytes): ${batch.length} records dropped (${this.spool.dropped} in all)`);
   }
 
-  private take(n: number): RequestRecord[] {
+  private take(n: number): Row[] {
     return this.buffer.length <= n ? this.buffer.splice(0) : this.buffer.splice(0, n);
   }
 }

@@ -13,13 +13,17 @@
 //   busiest token + a status it never had / + kind topup .............. 3.0 / 2.2 ms (85 / 24 ms without status and
 //                                                                        kind in the token index)
 //   1,000 records ...................................................... 5.4 ms
-// Writing costs 21.7 µs of CPU a record in batches of 500 (10.1 µs with the id and time indexes alone; 25 µs with a
-// kind index and a whole error_code index instead of the partial one), and a million records take 950 MB.
+// Writing costs 8.8 µs of CPU a row of the bench's chat traffic (one token) in batches of 250, 25.5 µs over the month's
+// 200 tokens in batches of 500 (a commit rewrites a page of the token and user indexes for each token in it), and a
+// million records take 966 MB. Without the model, channel, route and status indexes a row costs 2 µs less in the
+// gateway, and a search for a value the range lacks scans the range (a model no record has: 1.3 s over the month).
+// A table clustered on (at, id, kind) cost as much to write and could not filter a token's rows by status or kind
+// from its index (191 ms instead of 13.5): docs/contributors/performance.md.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { openSqliteDb } from '../store/sqlite-state.js';
 import { columnList, limitOf, logColumns, newestFirst, recordOf, rowOf, whereOf, type LogRow } from './log-columns.js';
-import type { LogQuery, LogStore, RequestRecord } from './log-store.js';
+import type { LogQuery, LogStore, RequestRecord, Row } from './log-store.js';
 
 // One index per filter, each ordered by time after the value, so a search reads its newest entries first and stops at
 // `limit`. A token's and a user's entries also carry kind, status and error code: "this token's errors" or "its
@@ -46,6 +50,14 @@ const schema = `
  */
 const pruneChunk = 1000;
 
+/**
+ * Rows one INSERT statement carries: each statement's run costs a few microseconds beyond its rows (binding, stepping,
+ * resetting), so ten at a time save most of it; more saved no more (bench/scenarios/request-log.ts, and in the text
+ * by the constructor).
+ */
+const rowsPerStatement = 10;
+const placeholders = (rows: number) => Array.from({ length: rows }, () => `(${logColumns.map(() => '?').join(', ')})`).join(', ');
+
 export class SqliteLogStore implements LogStore {
   private readonly db;
   private readonly insertMany;
@@ -58,17 +70,32 @@ export class SqliteLogStore implements LogStore {
     // Another process's batch or prune chunk holds the write lock for milliseconds; a longer wait fails the insert,
     // and the writer spools the batch.
     this.db = openSqliteDb(file, 2000);
+    // Temporary files (a statement's journal, a search's sort) in memory: a temp file costs a write(2) per page.
+    this.db.pragma('temp_store = MEMORY');
     this.db.exec(schema);
-    // A record already there by (id, kind) stays as it was: a retried batch leaves one copy.
-    const insert = this.db.prepare(`INSERT INTO request_log (${columnList}) VALUES (${logColumns.map(() => '?').join(', ')})
-      ON CONFLICT DO NOTHING`);
-    this.insertMany = this.db.transaction((records: RequestRecord[]) => { for (const r of records) insert.run(rowOf(r)); });
+    // A record already there by (id, kind) stays as it was: a retried batch leaves one copy. OR IGNORE, not ON CONFLICT
+    // DO NOTHING: an upsert may fail on a NOT NULL column, so a statement of several rows keeps a journal of every
+    // page it changes to undo its own rows, where OR IGNORE skips such a row instead (the gateway makes none). With the
+    // table's ten indexes, a row of the bench's chat traffic cost 14 µs one INSERT a row with the upsert, 11 with OR
+    // IGNORE, 8-8.5 ten rows an INSERT (the upsert's journal made ten rows an INSERT cost more than one, 17 µs).
+    const insert = (rows: number) => this.db.prepare(`INSERT OR IGNORE INTO request_log (${columnList}) VALUES ${placeholders(rows)}`);
+    const one = insert(1);
+    const some = insert(rowsPerStatement);
+    this.insertMany = this.db.transaction((rows: Row[]) => {
+      let i = 0;
+      for (; i + rowsPerStatement <= rows.length; i += rowsPerStatement) some.run(rows.slice(i, i + rowsPerStatement).flat());
+      for (; i < rows.length; i++) one.run(rows[i]);
+    });
     this.byId = this.db.prepare(`SELECT ${columnList} FROM request_log WHERE id = ? OR task = ? ${newestFirst}`);
     this.pruneSome = this.db.prepare(`DELETE FROM request_log WHERE at < ? ORDER BY at LIMIT ${pruneChunk}`);
   }
 
   async insert(records: RequestRecord[]): Promise<void> {
-    this.insertMany(records);
+    this.insertMany(records.map(rowOf));
+  }
+
+  async insertRows(rows: Row[]): Promise<void> {
+    this.insertMany(rows);
   }
 
   async search(q: LogQuery): Promise<RequestRecord[]> {
