@@ -9,7 +9,8 @@
 // in the same pool as a file is (the generated-file checks), failing the run as one does; --save-estimates: after a
 // whole run that passed, rewrite the committed durations the order goes by on a fresh clone.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -17,6 +18,7 @@ import { leftovers } from './test-runner/leftovers.mjs';
 import { order, remember, saveEstimates } from './test-runner/durations.mjs';
 import { counts, emptyCounts, addCounts } from './test-runner/counts.mjs';
 import { reapedCpuMs } from './test-runner/cpu.mjs';
+import { hangReport, reportArgs } from './test-runner/hang-report.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: opts, positionals } = parseArgs({
@@ -44,10 +46,17 @@ function testFiles(paths) {
   return out;
 }
 
+const scratch = mkdtempSync(join(tmpdir(), 'switchyard-run-tests-'));
+const reporter = new URL('./test-runner/progress-reporter.mjs', import.meta.url).href;
 const jobs = [
   ...opts.also.map((command) => ({ name: command, command: 'bash', args: ['-c', command], check: true })),
-  // The file is the process's main module (no `node --test` runner above it: one process less per file).
-  ...testFiles(positionals).map((file) => ({ name: relative(root, file), command: process.execPath, args: ['--test-reporter=spec', file] })),
+  // The file is the process's main module (no `node --test` runner above it: one process less per file); the spec
+  // reporter writes what a reader sees, the progress reporter what was running if the file has to be killed.
+  ...testFiles(positionals).map((file, i) => {
+    const [progress, reports] = [join(scratch, `${i}.progress`), join(scratch, `${i}.reports`)];
+    const args = [...reportArgs(reports), '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${progress}`, file];
+    return { name: relative(root, file), command: process.execPath, args, progress, reports };
+  }),
 ];
 const queue = order(jobs);
 const running = new Map(); // pid → job, for the signal handler
@@ -66,7 +75,12 @@ function run(job) {
     child.stdout.on('data', (d) => { output += d; });
     child.stderr.on('data', (d) => { output += d; });
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, fileTimeoutMs);
+    let hang = '';
+    const timer = setTimeout(async () => {
+      timedOut = true;
+      if (job.reports) hang = await hangReport(child.pid, job.reports, job.progress);
+      killGroup(child.pid);
+    }, fileTimeoutMs);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       const ms = Date.now() - started;
@@ -75,7 +89,7 @@ function run(job) {
       const left = timedOut ? [] : leftovers(child.pid);
       killGroup(child.pid);
       running.delete(child.pid);
-      const finish = () => done({ job, ms, cpuMs, code, signal, timedOut, left, output });
+      const finish = () => done({ job, ms, cpuMs, code, signal, timedOut, hang, left, output });
       // The pipes close once the last writer is gone; wait briefly for output still in flight.
       let closed = false;
       child.once('close', () => { closed = true; finish(); });
@@ -92,7 +106,8 @@ function run(job) {
     const tests = r.job.check ? '' : `  ${c.tests} tests${c.skipped ? `, ${c.skipped} skipped` : ''}${c.todo ? `, ${c.todo} todo` : ''}`;
     const line = `${failed ? '✖' : '✔'} ${r.job.name}  ${seconds(r.ms)}${cpu(r)}${tests}  [${results.length}/${jobs.length}, ${seconds(Date.now() - t0)}]`;
     if (failed || opts.verbose) {
-      process.stdout.write(`\n${'─'.repeat(100)}\n${line}${failed ? `: ${problems.join('; ')}` : ''}\n${r.output.trimEnd()}\n${'─'.repeat(100)}\n\n`);
+      const hang = r.hang ? `\n${r.hang}` : '';
+      process.stdout.write(`\n${'─'.repeat(100)}\n${line}${failed ? `: ${problems.join('; ')}` : ''}\n${r.output.trimEnd()}${hang}\n${'─'.repeat(100)}\n\n`);
     } else {
       process.stdout.write(`${line}\n`);
     }
@@ -106,6 +121,7 @@ function killGroup(pid) {
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     for (const pid of running.keys()) killGroup(pid);
+    rmSync(scratch, { recursive: true, force: true });
     process.exit(130);
   });
 }
@@ -115,6 +131,7 @@ await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, as
   for (let job = queue.shift(); job; job = queue.shift()) await run(job);
 }));
 
+rmSync(scratch, { recursive: true, force: true });
 const total = results.reduce((s, r) => addCounts(s, r.counts), emptyCounts());
 const failed = results.filter((r) => r.failed);
 const files = results.filter((r) => !r.job.check);
