@@ -9,7 +9,7 @@
 // in the same pool as a file is (the generated-file checks), failing the run as one does; --save-estimates: after a
 // whole run that passed, rewrite the committed durations the order goes by on a fresh clone.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,9 +53,12 @@ const jobs = [
   // The file is the process's main module (no `node --test` runner above it: one process less per file); the spec
   // reporter writes what a reader sees, the progress reporter what was running if the file has to be killed.
   ...testFiles(positionals).map((file, i) => {
-    const [progress, reports] = [join(scratch, `${i}.progress`), join(scratch, `${i}.reports`)];
+    const [progress, reports, cwd] = [join(scratch, `${i}.progress`), join(scratch, `${i}.reports`), join(scratch, `${i}.cwd`)];
     const args = [...reportArgs(reports), '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${progress}`, file];
-    return { name: relative(root, file), command: process.execPath, args, progress, reports };
+    // A working directory of its own: what a test writes to a relative path (a default such as data/) lands neither
+    // in the checkout nor where another file writes.
+    mkdirSync(cwd);
+    return { name: relative(root, file), command: process.execPath, args, progress, reports, cwd };
   }),
 ];
 const queue = order(jobs);
@@ -69,7 +72,7 @@ const cpu = (r) => (r.cpuMs === undefined ? '' : ` (cpu ${seconds(r.cpuMs)})`);
 function run(job) {
   return new Promise((done) => {
     const started = Date.now();
-    const child = spawn(job.command, job.args, { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(job.command, job.args, { cwd: job.cwd ?? root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     running.set(child.pid, job);
     let output = '';
     child.stdout.on('data', (d) => { output += d; });
