@@ -1,7 +1,7 @@
 // The billing matrix: every way a request or task can end, its expected charge, and the ledger that must explain it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, fixture, type Stack } from './helpers/stack.js';
+import { startStack, fixture, until, type Stack } from './helpers/stack.js';
 import { fastTasks, call, waitFinal } from './helpers/video.js';
 
 let chat: Stack;
@@ -22,7 +22,12 @@ const initial = 1_000_000;
 
 /** One token per case; returns what it was charged after checking the ledger explains the balance exactly. */
 async function charged(stack: Stack, tokenId: string): Promise<{ charge: number; kinds: string[] }> {
-  await new Promise((r) => setTimeout(r, 50)); // the close entry is written just after the response ends
+  // The close entry is written just after the response ends: the ledger is read once every reservation has one.
+  await until('every reservation closed on the ledger', async () => {
+    const kinds = (await stack.gw.store.quota.entries(tokenId)).map((e) => e.kind);
+    const reserves = kinds.filter((k) => k === 'reserve').length;
+    return reserves > 0 && reserves === kinds.filter((k) => k === 'settle' || k === 'refund').length;
+  }, 10_000, 20);
   const entries = (await stack.gw.store.quota.entries(tokenId)).filter((e) => e.kind !== 'topup');
   const balance = (await stack.balance(tokenId))!;
   const sum = entries.reduce((s, e) => s + e.amount, 0);
@@ -73,8 +78,7 @@ test('client disconnect mid-stream: prompt estimate plus what was delivered', as
   let seen = '';
   while ((seen.match(/"content":"tok/g) ?? []).length < 3) seen += new TextDecoder().decode((await reader.read()).value);
   ac.abort();
-  await new Promise((r) => setTimeout(r, 200));
-  const { charge } = await charged(chat, id);
+  const { charge } = await charged(chat, id); // once the gateway saw the client go and closed the reservation
   rows.push(['client disconnect', `estimate + delivered (${estimate(b)} + ≥4)`, String(charge), 'reserve, settle']);
   assert.ok(charge >= estimate(b) + 4 && charge <= estimate(b) + 8, `charge ${charge}`);
 });

@@ -2,7 +2,7 @@
 // database per run; SQLite where PostgreSQL is not installed, outside CI) and checked against the ledger after every
 // run. CONSERVATION_RUNS (default 6 per store) and CONSERVATION_SEED (default 42) pick the runs; a failure prints the
 // sequence and the seed to replay it.
-import { test, before, after } from 'node:test';
+import { describe, test, before, after } from 'node:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,17 +38,20 @@ async function freshStore(kind: 'sqlite' | 'redis', i: number): Promise<string> 
   return uri;
 }
 
-for (const kind of ['sqlite', 'redis'] as const) {
-  const logOn = postgresSkipped ? 'SQLite' : 'PostgreSQL';
-  test(`${kind}: money is conserved through random requests, failures, aborts and kill -9, the request log on ${logOn} agreeing (${runs} runs, seed ${seed})`,
-    { timeout: 600_000, skip: kind === 'redis' && redisSkipped }, async () => {
-      const figures: RunFigures[] = [];
-      const log = postgres && ((i: number) => freshDatabase(postgres!, `conserve_${kind}_${i}`));
-      await fc.assert(conservationProperty((i) => freshStore(kind, i), () => sim.url, { log, report: (f) => figures.push(f) }),
-        { numRuns: runs, seed, endOnFailure: true, includeErrorInReport: true });
-      const sum = (k: 'records' | 'closed' | 'lostToKills') => figures.reduce((s, f) => s + f.log[k], 0);
-      console.log(`conservation (${kind}): ${runs} runs, seed ${seed}: balance = topups − charges held for every account; ` +
-        `log on ${logOn}: ${sum('records')} records, ${sum('closed')} closed reservations, ${sum('lostToKills')} without a record after a kill -9 ` +
-        `(${figures.reduce((s, f) => s + f.kills, 0)} kills)`);
-    });
-}
+// The two stores run side by side: each run waits on its child gateway most of the time (kills, recoveries).
+describe('conservation on each store', { concurrency: true }, () => {
+  for (const kind of ['sqlite', 'redis'] as const) {
+    const logOn = postgresSkipped ? 'SQLite' : 'PostgreSQL';
+    test(`${kind}: money is conserved through random requests, failures, aborts and kill -9, the request log on ${logOn} agreeing (${runs} runs, seed ${seed})`,
+      { timeout: 600_000, skip: kind === 'redis' && redisSkipped }, async () => {
+        const figures: RunFigures[] = [];
+        const log = postgres && ((i: number) => freshDatabase(postgres!, `conserve_${kind}_${i}`));
+        await fc.assert(conservationProperty((i) => freshStore(kind, i), () => sim.url, { log, report: (f) => figures.push(f) }),
+          { numRuns: runs, seed, endOnFailure: true, includeErrorInReport: true });
+        const sum = (k: 'records' | 'closed' | 'lostToKills') => figures.reduce((s, f) => s + f.log[k], 0);
+        console.log(`conservation (${kind}): ${runs} runs, seed ${seed}: balance = topups − charges held for every account; ` +
+          `log on ${logOn}: ${sum('records')} records, ${sum('closed')} closed reservations, ${sum('lostToKills')} without a record after a kill -9 ` +
+          `(${figures.reduce((s, f) => s + f.kills, 0)} kills)`);
+      });
+  }
+});

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startStack } from './helpers/stack.js';
+import { startStack, until } from './helpers/stack.js';
 import { projectRoot } from '../src/config/load-config.js';
 import { openStore } from '../src/store/open-store.js';
 
@@ -58,7 +58,7 @@ test('reload swaps a good config atomically and refuses a broken one, keeping th
     assert.notEqual(added, good);
     writeFileSync(join(dir, 'channels.yaml'), added);
     const pending = chat(stack.url, key, 'in flight across the swap [sim chunks=5 interval_ms=60]');
-    await new Promise((r) => setTimeout(r, 50));
+    await until('the request is in flight', () => stack.sim.control.requests().some((q) => JSON.stringify(q.body).includes('in flight across the swap')), 10_000, 5);
     const swapped = stack.gw.reload();
     assert.equal(swapped.ok, true);
     assert.notEqual(swapped.hash, before);

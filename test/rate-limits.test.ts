@@ -2,7 +2,9 @@
 // file, as cluster workers are), OpenAI's x-ratelimit-* headers, and tokens per minute counted from billed usage.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, type Stack } from './helpers/stack.js';
+import { startStack, until, type Stack } from './helpers/stack.js';
+import { GatewayError } from '../src/http/errors.js';
+import { windowSpec } from '../src/store/rate-window.js';
 import { quickTaskConfig } from './helpers/child-gateway.js';
 import { post, chatUrl, assertShapeA } from './helpers/api.js';
 
@@ -70,7 +72,27 @@ test('two gateways on one store, hammered across many window edges: no 2 s span 
 });
 
 const hello = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi [sim chunks=2]' }] };
-const pause = () => new Promise((r) => setTimeout(r, 30)); // the answer is sent before its settle counts the tokens
+
+/**
+ * The answer is sent before its settle counts the tokens: waits until this gateway counts `n` for the token (its
+ * `x-ratelimit-remaining-tokens` of the next request), rather than for a guess of how long a settle takes.
+ */
+async function counted(s: Stack, id: string, n: number): Promise<void> {
+  await until(`the gateway counts ${n} tokens`, async () => {
+    try {
+      const state = await s.gw.gateway.limiter.checkTokens(`{${id}}:t`, 40);
+      return state.limit - state.remaining >= n;
+    } catch (err) {
+      return err instanceof GatewayError && err.status === 429; // all 40 counted
+    }
+  }, 10_000, 5);
+}
+
+/** The token's usage as the store's window counts it: what another gateway reads. */
+async function inStore(id: string): Promise<number> {
+  const [w] = await stack.gw.store.rates.slide([{ key: `{${id}}:t`, spec: windowSpec(60_000), give: 0, giveBucket: 0, add: 0, take: 0, limit: 40 }]);
+  return w.total;
+}
 
 test('tokens per minute: counted from billed usage when a request settles; requests in flight finish; then 429', { timeout: 20_000 }, async () => {
   const { key, id } = await stack.token({ group: 'vip' });
@@ -81,18 +103,19 @@ test('tokens per minute: counted from billed usage when a request settles; reque
   assert.equal(first.headers.get('x-ratelimit-limit-tokens'), '40');
   assert.equal(first.headers.get('x-ratelimit-remaining-tokens'), '40');
   let total = used;
-  await pause();
+  await counted(stack, id, total);
   while (total + used < 40) {
     const r = await post(chatUrl(stack), hello, key);
     assert.equal(r.status, 200, r.text);
     assert.equal(Number(r.headers.get('x-ratelimit-remaining-tokens')), 40 - total);
     total += used;
-    await pause();
+    await counted(stack, id, total);
   }
   // Under the limit at admission: all three are admitted, and each counts when it settles.
   const inFlight = await Promise.all([0, 1, 2].map(() => post(chatUrl(stack), hello, key)));
   assert.deepEqual(inFlight.map((r) => r.status), [200, 200, 200]);
-  await new Promise((r) => setTimeout(r, 400)); // a gateway sends what it billed every 250 ms
+  // A gateway sends what it billed every 250 ms: the other one can see it once the store has it.
+  await until('the store has the billed tokens', async () => (await inStore(id)) >= total + 3 * used, 10_000, 20);
   const refused = await post(chatUrl(peer), hello, key); // so the other gateway sees the usage too
   assertShapeA(refused, 429, 'too_many_requests', 'platform_api_error', 'Token rate limit reached: 40 tokens per minute');
   const retry = Number(refused.headers.get('retry-after'));

@@ -44,8 +44,9 @@ test('kill -9 with 5 realtime sessions mid-response: holds back, charges kept on
   const vendorOpen = sim.control.openRealtimeSessions();
   assert.equal(vendorOpen, 5);
 
-  // The store writes closed requests every 50 ms (SWITCHYARD_QUOTA_FLUSH_MS): a crash forgives at most that window.
-  await new Promise((r) => setTimeout(r, 200));
+  // The store writes closed requests every 50 ms (SWITCHYARD_QUOTA_FLUSH_MS): a crash forgives at most that window,
+  // so the kill waits until the five finished responses are written.
+  await until('the finished responses are on the ledger', async () => (await store.quota.entries(record.id)).filter((e) => e.kind === 'settle').length >= 5, 20_000);
   const finished = sim.control.realtimeSessions().reduce((n, s) => n + s.responseUsages.length, 0);
   assert.equal(finished, 5, 'the vendor finished one response per session before the kill');
   await a.kill();

@@ -12,6 +12,7 @@ import { agrees } from './helpers/rate-agreement.js';
 import { checkAccount, conservationProperty, type RunFigures } from './helpers/conservation.js';
 import { startSimulator, type Simulator } from '../simulator/server.js';
 import fc from 'fast-check';
+import { until } from './helpers/wait.js';
 
 const skip = redisSkip('the Redis Cluster tests');
 const runs = Number(process.env.CONSERVATION_RUNS ?? 3);
@@ -132,7 +133,7 @@ test('redis-cluster: the slot of an account\'s ledger moves to another master wh
     const from = (await Promise.all(masters.map(async (p) => [p, await keysOn(p)] as const))).find(([, n]) => n > 0)![0];
     const to = masters.find((p) => p !== from)!;
     const load = traffic([a, b], account);
-    await new Promise((r) => setTimeout(r, 300));
+    await until('traffic under way', () => load.count() >= 20, 10_000, 10);
     // The move as redis-cli --cluster reshard does it (batches of keys per MIGRATE), with a pause between batches so
     // traffic meets the slot half moved: ASK redirections, TRYAGAIN for scripts whose keys are split (retried).
     await cluster!.command(to, ['CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', ids.get(from)!]);
@@ -147,8 +148,7 @@ test('redis-cluster: the slot of an account\'s ledger moves to another master wh
     }
     for (const p of masters) await cluster!.command(p, ['CLUSTER', 'SETSLOT', String(slot), 'NODE', ids.get(to)!]);
     const before = load.count();
-    await new Promise((r) => setTimeout(r, 500));
-    assert.ok(load.count() > before, 'traffic goes on after the move');
+    await until('traffic goes on after the move', () => load.count() >= before + 20, 10_000, 10);
     await load.stop();
     assert.ok(moved > 0);
     assert.equal(await keysOn(from), 0);
@@ -177,7 +177,7 @@ test('redis-cluster: a master killed with kill -9 is replaced by its replica and
       .find(([, n]) => n > 0)![0];
     assert.ok(counts.some((n) => n > 0));
     const load = traffic([a, b], account);
-    await new Promise((r) => setTimeout(r, 400));
+    await until('traffic under way', () => load.count() >= 20, 10_000, 10);
     // The kill must find the ledger on the replica: a write on the owner acknowledged by its replica (WAIT) proves
     // every earlier write, the account's creation included, reached it (replication keeps order).
     const [, acked] = await six.session(owner, [['SET', `sy:quota:{a:${account}}:probe`, '1'], ['WAIT', '1', '10000']]);
@@ -189,14 +189,14 @@ test('redis-cluster: a master killed with kill -9 is replaced by its replica and
     six.nodes.find((n) => n.port === owner)!.child.kill('SIGKILL');
     // Until the others notice (a node timeout), the dead master is still listed without a fail flag.
     let promoted: number | undefined;
-    for (const until = Date.now() + 30_000; !promoted && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    for (const deadline = Date.now() + 30_000; !promoted && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
       promoted = (await six.masterPorts().catch(() => [] as number[])).find((p) => !masters.includes(p));
     }
     assert.ok(promoted, 'a replica became a master');
     await six.healthy(30_000);
     const atHealthy = load.settled.size;
-    const until = Date.now() + 15_000;
-    while (load.settled.size < atHealthy + 100 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    const deadline = Date.now() + 15_000;
+    while (load.settled.size < atHealthy + 100 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const resumedMs = Date.now() - killedAt;
     assert.ok(load.settled.size >= atHealthy + 100, 'reserves and settles on the moved ledger succeed again');
     await load.stop();

@@ -10,6 +10,7 @@ import { startSimulator, type Simulator } from '../simulator/server.js';
 import { openStore, type Store } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
 import { quickTaskConfig, spawnGateway } from './helpers/child-gateway.js';
+import { until } from './helpers/wait.js';
 
 let sim: Simulator;
 let store: Store;
@@ -54,8 +55,10 @@ test('a vendor poll that hangs does not hold a stop: the process exits within th
   const gw = await spawnGateway(env);
   const sub = await (await fetch(`${gw.url}/v1/video/generations`, { method: 'POST', headers: headers(), body: JSON.stringify({ model: 'veo3', prompt: 'hang [sim polls=5]' }) })).json() as { id: string };
   assert.ok(sub.id);
+  const polls = () => sim.control.requests().filter((q) => q.path === '/v1/video/query').length;
+  const before = polls();
   sim.control.addFault({ path: '/v1/video/query', status: 200, delay_ms: 60_000 });
-  await new Promise((r) => setTimeout(r, 300)); // the poller is now waiting on the vendor
+  await until('the poller waits on the vendor', () => polls() > before, 10_000, 10);
   const { ms, code } = await stopTimed(gw);
   sim.control.clearFaults();
   console.log(`stop with a hung vendor poll: ${ms} ms (drain deadline 1000 ms)`);
@@ -67,7 +70,8 @@ test('at the deadline a stream gets a final error event and [DONE], a waiting re
   const gw = await spawnGateway(env);
   const stream = collect(gw.url, '/v1/chat/completions', { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'long [sim chunks=500 interval_ms=50]' }] });
   const waiting = collect(gw.url, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow [sim first_byte_ms=30000]' }] });
-  await new Promise((r) => setTimeout(r, 400));
+  const upstream = (word: string) => sim.control.requests().some((q) => JSON.stringify(q.body).includes(word));
+  await until('both requests reach the vendor', () => upstream('long [sim') && upstream('slow [sim'), 10_000, 10);
   const { ms, stopped } = await stopTimed(gw);
   const [s, w] = await Promise.all([stream, waiting]);
   console.log(`stop with a stream and a waiting request open: ${ms} ms, cut ${stopped.cut}`);
@@ -98,7 +102,7 @@ test('a download in flight is drained like a stream: it may finish before the de
       res.on('close', () => resolve(false));
     }).end();
   });
-  await new Promise((r) => setTimeout(r, 300));
+  await until('the download is under way', () => got > 0, 10_000, 10);
   const { ms, stopped } = await stopTimed(gw);
   const finished = await download;
   console.log(`stop during a 400 MB download: ${ms} ms, ${got} bytes delivered, complete: ${finished}`);
@@ -116,7 +120,9 @@ test('after hundreds of clients vanished mid-request, a stop is immediate', { ti
     req.write('{"model":');
     setTimeout(() => { req.destroy(); resolve(); }, 5);
   })));
-  await new Promise((r) => setTimeout(r, 200));
+  // The stop is timed once the gateway has seen every client go: only the metrics request itself is in flight.
+  const inFlight = async () => Number(/^switchyard_requests_in_flight (\d+)$/m.exec(await (await fetch(`${gw.url}/metrics`)).text())?.[1]);
+  await until('the vanished requests are gone', async () => (await inFlight()) === 1, 10_000, 20);
   const { ms, stopped } = await stopTimed(gw);
   console.log(`stop after 300 vanished clients: ${ms} ms`);
   assert.equal(stopped.drained, true);

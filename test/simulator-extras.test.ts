@@ -3,6 +3,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Simulator, signKlingJwt, startSimulator } from '../simulator/server.js';
 import { simCall, type SimInit } from './helpers/sim-call.js';
+import { until } from './helpers/wait.js';
 
 const KEY = 'sim-key-echo-0123456789';
 let sim: Simulator;
@@ -158,7 +159,7 @@ test('submit_delay_ms: the task is stored before the delayed answer, and stays w
     body: JSON.stringify({ prompt: 'slow [sim submit_delay_ms=2000]' }),
     signal: ac.signal,
   });
-  await new Promise((r) => setTimeout(r, 100));
+  await until('the simulator has the submit', () => sim.control.videoTasks().length > 0, 10_000, 10);
   const stored = sim.control.videoTasks();
   assert.equal(stored.length, 1);
   assert.equal(stored[0].vendor, 'kling');

@@ -4,12 +4,11 @@
 // Redis's key expiry).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createClient } from '@keyv/redis';
 import { openStore, type Store } from '../src/store/open-store.js';
 import { connectRedis, type RedisClient } from '../src/store/redis-client.js';
@@ -18,6 +17,7 @@ import { openStateDb, stateFileFor } from '../src/store/sqlite-state.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { clusterStoreMaker, startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
 import type { StoreMaker } from './helpers/store-contract.js';
+import { until } from './helpers/wait.js';
 
 const skip = redisSkip('the Redis lease tests');
 let redis: RedisServer | undefined;
@@ -103,11 +103,13 @@ function leasesContract(name: string, make: StoreMaker, opts: { skip?: string | 
     assert.equal(await b.leases.acquire(k, 'next', 1, 10_000), true, 'the slot is free again');
     assert.equal(await a.leases.acquire(k, 'gone', 1, 10_000), false);
 
+    // The sleeps only ever run long: the renewal has 800 ms to spare before the first expiry, the checks 1.8 s before
+    // the renewed one, so a loaded machine cannot make the lease lapse between them.
     const k2 = uid('renew');
-    assert.equal(await a.leases.acquire(k2, 'm', 1, 400), true);
+    assert.equal(await a.leases.acquire(k2, 'm', 1, 1000), true);
     await sleep(200);
-    assert.equal(await b.leases.renew(k2, 'm', 400), true, 'any instance may renew');
-    await sleep(300); // past the first expiry, within the renewed one
+    assert.equal(await b.leases.renew(k2, 'm', 3000), true, 'any instance may renew');
+    await sleep(1000); // past the first expiry, within the renewed one
     assert.equal(await a.leases.count(k2), 1);
     assert.equal(await a.leases.acquire(k2, 'other', 1, 400), false);
     assert.equal(await a.leases.renew(k2, 'never', 400), false, 'a member never held has nothing to renew');
@@ -126,11 +128,11 @@ function leasesContract(name: string, make: StoreMaker, opts: { skip?: string | 
 
   t('acquiring a member already held renews it and answers true, even at the limit', async (a, b) => {
     const k = uid('again');
-    assert.equal(await a.leases.acquire(k, 'm', 1, 400), true);
+    assert.equal(await a.leases.acquire(k, 'm', 1, 1000), true);
     await sleep(200);
-    assert.equal(await b.leases.acquire(k, 'm', 1, 400), true);
+    assert.equal(await b.leases.acquire(k, 'm', 1, 3000), true);
     assert.equal(await a.leases.count(k), 1, 'still one member');
-    await sleep(300); // past the first expiry
+    await sleep(1000); // past the first expiry, within the second
     assert.equal(await a.leases.count(k), 1);
     assert.equal(await a.leases.acquire(k, 'n', 1, 400), false);
   });
@@ -153,16 +155,17 @@ function leasesContract(name: string, make: StoreMaker, opts: { skip?: string | 
         const [tagged, plain] = [`{${uid('tok')}}:rt`, uid('plain')];
         assert.equal(leaseKey(tagged), `sy:lease:${tagged}`, 'a key with its own hash tag keeps it');
         assert.equal(leaseKey(plain), `sy:lease:{${plain}}`);
-        assert.equal(await a.leases.acquire(tagged, 'short', 5, 300), true);
-        assert.equal(await a.leases.acquire(tagged, 'long', 5, 700), true);
+        // Leases of 1 s and 3 s: a second of calls on a loaded machine cannot blur which lease a TTL belongs to.
+        assert.equal(await a.leases.acquire(tagged, 'short', 5, 1000), true);
+        assert.equal(await a.leases.acquire(tagged, 'long', 5, 3000), true);
         const ttl = await r.client.pTTL(leaseKey(tagged));
-        assert.ok(ttl > 500 && ttl <= 700, `ttl ${ttl}: the longest lease's`);
+        assert.ok(ttl > 2000 && ttl <= 3000, `ttl ${ttl}: the longest lease's`);
         await a.leases.release(tagged, 'long');
         const shorter = await r.client.pTTL(leaseKey(tagged));
-        assert.ok(shorter > 0 && shorter <= 300, `ttl ${shorter}: back to the remaining lease's`);
+        assert.ok(shorter > 0 && shorter <= 1000, `ttl ${shorter}: back to the remaining lease's`);
         assert.equal(await a.leases.acquire(plain, 'm', 1, 200), true);
         assert.equal(await r.client.exists(leaseKey(plain)), 1);
-        await sleep(450);
+        await sleep(1050); // past both
         assert.equal(await r.client.exists(leaseKey(tagged)), 0, 'gone with its last lease, nobody sweeping');
         assert.equal(await r.client.exists(leaseKey(plain)), 0);
       } finally {
@@ -211,22 +214,33 @@ test('sqlite leases: prune deletes leases expired under keys nobody touches agai
 
 // In one process better-sqlite3 runs each acquire whole, so the race above cannot interleave on SQLite: here six
 // processes go through the same 3000 keys of limit 1 at once (without its immediate transaction, acquire fails this).
-test('sqlite leases: processes racing on one file, each for every key of limit 1: one winner a key', { timeout: 10_000 }, async () => {
+test('sqlite leases: processes racing on one file, each for every key of limit 1: one winner a key', { timeout: 60_000 }, async () => {
   const file = stateFileFor(join(mkdtempSync(join(tmpdir(), 'switchyard-leases-')), 'store.sqlite'));
   openStateDb(file).close(); // created once, before the racers
   const modules = { leases: new URL('../src/store/sqlite-leases.js', import.meta.url).href, state: new URL('../src/store/sqlite-state.js', import.meta.url).href };
-  const start = Date.now() + 1000; // every racer loaded and waiting by then
+  // Each racer says when it is loaded, then waits for the word to start: all six start together however slowly they load.
   const racer = `
     const { SqliteLeases } = await import(${JSON.stringify(modules.leases)});
     const { openStateDb } = await import(${JSON.stringify(modules.state)});
     const l = new SqliteLeases(openStateDb(${JSON.stringify(file)}));
-    while (Date.now() < ${start}) {}
+    console.log('ready');
+    await new Promise((r) => process.stdin.once('data', r));
     const won = [];
     for (let i = 0; i < 3000; i++) if (await l.acquire('k' + i, process.argv[1], 1, 60000)) won.push(i);
-    console.log(JSON.stringify(won));`;
-  const runs = await Promise.all(['p0', 'p1', 'p2', 'p3', 'p4', 'p5'].map((id) => promisify(execFile)(process.execPath, ['--input-type=module', '-e', racer, id])));
+    console.log(JSON.stringify(won));
+    process.stdin.destroy();`;
+  const racers = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'].map((id) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', racer, id], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    return { child, exited, ready: until(`racer ${id} loaded`, () => out.startsWith('ready\n'), 30_000, 10), output: () => out };
+  });
+  await Promise.all(racers.map((r) => r.ready));
+  for (const r of racers) r.child.stdin.write('go\n');
+  assert.deepEqual(await Promise.all(racers.map((r) => r.exited)), [0, 0, 0, 0, 0, 0]);
   const winners = new Array<number>(3000).fill(0);
-  for (const r of runs) for (const i of JSON.parse(r.stdout) as number[]) winners[i]++;
+  for (const r of racers) for (const i of JSON.parse(r.output().split('\n')[1]) as number[]) winners[i]++;
   const wrong = winners.flatMap((n, i) => (n === 1 ? [] : [`k${i}: ${n} winners`]));
   assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} of 3000 keys not won exactly once`);
 });

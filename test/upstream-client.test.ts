@@ -9,12 +9,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Abort } from '../src/http/abort.js';
 import { newPool, send, UpstreamFailure, type Target } from '../src/transport/http-client.js';
 import { readLimited } from '../src/transport/read-limited.js';
+import { until } from './helpers/wait.js';
 
-interface Upstream { server: Server; url: string; sockets: Socket[] }
+interface Upstream { server: Server; url: string; sockets: Socket[]; requests: number }
 
 async function upstream(answer: (res: ServerResponse, path: string) => void): Promise<Upstream> {
-  const u = { sockets: [] as Socket[] } as Upstream;
-  u.server = createServer((req, res) => { req.resume(); answer(res, req.url ?? '/'); });
+  const u = { sockets: [] as Socket[], requests: 0 } as Upstream;
+  u.server = createServer((req, res) => { u.requests++; req.resume(); answer(res, req.url ?? '/'); });
   u.server.on('connection', (s: Socket) => { u.sockets.push(s); });
   u.server.listen(0, '127.0.0.1');
   await once(u.server, 'listening');
@@ -24,7 +25,7 @@ async function upstream(answer: (res: ServerResponse, path: string) => void): Pr
 
 /** Whether the connection that carried the request is closed (undici may open and drop a spare one after an abort). */
 async function closed(s: Socket): Promise<boolean> {
-  for (let i = 0; i < 50 && !s.destroyed; i++) await sleep(10);
+  for (let i = 0; i < 500 && !s.destroyed; i++) await sleep(10); // 5 s: a deadline, not an expected time
   return s.destroyed;
 }
 
@@ -71,7 +72,7 @@ test('an abort before the head rejects at once and closes the socket', async () 
   servers.push(u.server);
   const abort = new Abort();
   const p = send(target(u.url), abort.signal);
-  await sleep(50);
+  await until('the upstream has the request', () => u.requests === 1, 10_000, 5);
   abort.abort('client_gone');
   const e = await failure(p);
   assert.equal(e.message, 'client closed the connection');
@@ -117,8 +118,7 @@ test('an unread body holds the upstream back (backpressure), not the gateway mem
   });
   servers.push(u.server);
   const r = await send(target(u.url));
-  await sleep(300);
-  assert.ok(full, 'the upstream had to wait');
+  await until('the upstream had to wait', () => full, 10_000, 10);
   assert.ok(written < (32 << 20), `the upstream got ${written >> 20} MB out before it had to wait`);
   assert.ok(r.readableLength <= (1 << 20), `the body holds ${r.readableLength} bytes`);
   r.destroy();

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { startStack, type Stack } from './helpers/stack.js';
+import { startStack, until, type Stack } from './helpers/stack.js';
 import { fastTasks, call, waitFinal } from './helpers/video.js';
 import { client, assertShapeA } from './helpers/api.js';
 
@@ -101,8 +101,9 @@ test('an entry whose record expired is skipped (and dropped), and a task still b
   assert.equal(page.has_more, false);
   assert.equal(await stack.gw.store.catalog.page({ user: (await stack.gw.gateway.tasks.get(ids[0]))!.owner.user, after: ids[2], limit: 1, order: 'desc' }), undefined, 'its entry is gone');
   // The vendor holds the submit's answer for a while: meanwhile the task has no public id and is not listed.
-  const slow = call(stack, key, 'POST', '/v1/video/generations', { model: 'veo3', prompt: 'pending [sim polls=0 submit_delay_ms=400]' });
-  await new Promise((r) => setTimeout(r, 150));
+  // The list is read once the vendor has the submit, and well inside its delay.
+  const slow = call(stack, key, 'POST', '/v1/video/generations', { model: 'veo3', prompt: 'pending [sim polls=0 submit_delay_ms=1500]' });
+  await until('the vendor has the submit', () => stack.sim.control.videoTasks().some((t) => t.prompt.includes('pending')), 10_000, 10);
   assert.equal((await client(stack, key).videos.list()).data.length, 3);
   const accepted = (await slow).json.id;
   assert.equal((await client(stack, key).videos.list()).data[0].id, accepted);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { TokenStore } from '../src/store/token-store.js';
 import { checkAccount } from './helpers/conservation.js';
 import { quickTaskConfig, simulatorAndStore, spawnGateway } from './helpers/child-gateway.js';
+import { until } from './helpers/wait.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
@@ -33,7 +34,11 @@ test('two workers: conserved money, one rate limit, one stop', { timeout: 90_000
     statuses.push(...answers.map((a) => a.status));
   }
   assert.ok(statuses.includes(200) && statuses.includes(403), `some served, then refused for quota: ${[...new Set(statuses)]}`);
-  await new Promise((r) => setTimeout(r, 300)); // each worker writes its closed requests every 50 ms
+  // Each worker writes its closed requests every 50 ms: once every reservation has its close, the ledger is whole.
+  await until('every reservation closed on the ledger', async () => {
+    const kinds = (await store.quota.entries(spender.record.id)).map((e) => e.kind);
+    return kinds.filter((k) => k === 'reserve').length === kinds.filter((k) => k === 'settle' || k === 'refund').length;
+  }, 20_000);
   const balance = (await store.quota.balance(spender.record.id))!;
   assert.ok(balance >= 0, `never overdrawn (${balance})`);
   checkAccount(spender.record.id, balance, await store.quota.entries(spender.record.id), []);

@@ -22,6 +22,7 @@ interface State {
 export class CircuitBreakers {
   private readonly states = new Map<string, State>();
   private timer?: NodeJS.Timeout;
+  private stopped = false;
 
   constructor(private readonly kv: Keyv, private settings: () => BreakerSettings) {}
 
@@ -73,8 +74,12 @@ export class CircuitBreakers {
 
   /** Learns openings made by other instances. */
   startSync(channels: () => string[], everyMs = 2000): void {
+    this.stopped = false;
     const pass = async () => {
       for (const id of channels()) {
+        // A pass still running at a stop reads nothing more: the store closes next, and a read on a closed Redis
+        // store reopens its connection, which then keeps the process alive.
+        if (this.stopped) return;
         const until = await this.kv.get<number>(id).catch(() => undefined);
         const s = this.states.get(id);
         if (until && until > Date.now() && (!s || s.openUntil < until)) this.state(id).openUntil = until;
@@ -92,6 +97,7 @@ export class CircuitBreakers {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 

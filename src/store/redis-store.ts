@@ -86,14 +86,14 @@ export async function openRedis(uri: string, instance: string, staleMs: number, 
       listeners.clear();
       await instances.stop();
       conn.watch?.stop();
+      // keyv's adapter reopens a closed client on its next call, and that socket would keep the process alive
+      // after close(); a late call must fail instead, a call made while the close is under way included.
+      client.connect = (() => Promise.reject(new Error('store closed'))) as typeof client.connect;
       // close() lets queued commands finish; destroy() is the fallback when the server is already gone.
       await Promise.allSettled([sub, client].map(async (c) => {
         if (!c) return;
         if (c.isOpen) await c.close(); else c.destroy();
       }));
-      // keyv's adapter reopens a closed client on its next call, and that socket would keep the process alive
-      // after close(); a late call must fail instead.
-      client.connect = (() => Promise.reject(new Error('store closed'))) as typeof client.connect;
     },
   };
 }

@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -33,15 +33,28 @@ const cacheRoot = process.env.SWITCHYARD_AGENT_CACHE ?? join(tmpdir(), 'switchya
  * with the reason when the install fails (no registry): the caller skips, or fails in CI.
  */
 export function installAgent(p: AgentPackage): { bin?: string; problem?: string } {
-  const dir = join(cacheRoot, `${p.name.replace(/[@/]/g, '_')}-${p.version}`);
+  const name = `${p.name.replace(/[@/]/g, '_')}-${p.version}`;
+  const dir = join(cacheRoot, name);
   const bin = join(dir, 'node_modules', '.bin', p.bin);
   if (existsSync(bin)) return { bin };
-  mkdirSync(dir, { recursive: true });
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', dir, `${p.name}@${p.version}`], {
+  mkdirSync(cacheRoot, { recursive: true });
+  // Installed beside its place and moved in whole: whoever finds the directory finds a finished install, and two runs
+  // installing at once (two checkouts' suites on one machine) never write into one directory.
+  const fresh = mkdtempSync(join(cacheRoot, `.${name}-`));
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', fresh, `${p.name}@${p.version}`], {
     encoding: 'utf8', timeout: 300_000,
   });
-  if (r.status !== 0 || !existsSync(bin)) return { problem: `npm install ${p.name}@${p.version} failed: ${(r.stderr || r.error?.message || '').slice(-400)}` };
-  return { bin };
+  if (r.status !== 0 || !existsSync(join(fresh, 'node_modules', '.bin', p.bin))) {
+    rmSync(fresh, { recursive: true, force: true });
+    return { problem: `npm install ${p.name}@${p.version} failed: ${(r.stderr || r.error?.message || '').slice(-400)}` };
+  }
+  if (!existsSync(bin)) rmSync(dir, { recursive: true, force: true }); // an install an older helper left half done
+  try {
+    renameSync(fresh, dir);
+  } catch {
+    rmSync(fresh, { recursive: true, force: true }); // another run moved its install in first: that one serves
+  }
+  return existsSync(bin) ? { bin } : { problem: `${p.name}@${p.version}: no ${p.bin} in ${dir} after the install` };
 }
 
 export interface AgentRun { code: number | null; stdout: string; stderr: string; timedOut: boolean }

@@ -26,8 +26,11 @@ const action = fc.record({
 const gpt4oMini = { input_per_mtok: 150, output_per_mtok: 600 };
 const config = quickTaskConfig({ sweep_interval_ms: 200, reconcile_window_s: 5 });
 // A dead process is noticed within 1.5 s here (15 s by default), so a run with a kill takes seconds, not minutes.
-const childEnv = (storeUri: string, logUri: string, simUrl: string) => ({
+// The spool is the run's own, kept across its restarts as a deployment's is (by default a Redis store's would be the
+// working directory's data/, shared by every run).
+const childEnv = (storeUri: string, logUri: string, simUrl: string, spool: string) => ({
   SWITCHYARD_STORE: storeUri, SWITCHYARD_LOG_STORE: logUri, SWITCHYARD_SIM_URL: simUrl, SWITCHYARD_CONFIG_DIR: config, SWITCHYARD_OWNER_TIMEOUT_MS: '1500',
+  SWITCHYARD_LOG_SPOOL_DIR: spool,
 });
 
 /** What one undisturbed request must have been charged (the billing matrix), checked against the ledger. */
@@ -39,11 +42,12 @@ class Run {
   readonly expect: Expectation[] = [];
   readonly kills: number[] = [];
   generation = 0;
+  readonly spool = mkdtempSync(join(tmpdir(), 'switchyard-conserve-spool-'));
   constructor(readonly simUrl: string, readonly storeUri: string, readonly logUri: string, readonly store: Store, readonly keys: string[], readonly accounts: string[]) {}
 
   async restart(): Promise<void> {
     this.generation++;
-    this.gw = await spawnGateway(childEnv(this.storeUri, this.logUri, this.simUrl));
+    this.gw = await spawnGateway(childEnv(this.storeUri, this.logUri, this.simUrl, this.spool));
   }
 
   /** Runs `fn`; an expectation is kept only if no kill happened while it ran. */

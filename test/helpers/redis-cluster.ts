@@ -58,7 +58,7 @@ function startNode(dir: string, send: (port: number, args: string[]) => Promise<
       // A replica may always take over, however long ago it last heard from its master (the test kills masters young).
       '--cluster-replica-validity-factor', '0',
       '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  }, (port) => send(port, ['PING']).then(() => true), 1);
+  }, async (port, pid) => new RegExp(`process_id:${pid}\\b`).test(String(await send(port, ['INFO', 'server']))), 1);
 }
 
 /** `tls`: every node speaks only TLS (`rediss-cluster://`), with these certificates. */

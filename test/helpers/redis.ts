@@ -27,11 +27,19 @@ export function redisSkip(what: string): string | false {
   return `${missing}; skipped outside CI`;
 }
 
-/** Answers once the server replies +PONG, so the first test never races its startup. */
-async function ping(port: number): Promise<boolean> {
+/**
+ * Answers once the server on `port` is the process `pid` (INFO's process_id), so the first test never races its
+ * startup, nor talks to another file's server that took the port before this one could.
+ */
+export async function isRedisProcess(port: number, pid: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1', () => s.write('PING\r\n'));
-    s.once('data', (d) => { s.destroy(); resolve(String(d).startsWith('+PONG')); });
+    let got = '';
+    const s = connect(port, '127.0.0.1', () => s.write('INFO server\r\n'));
+    s.on('data', (d) => {
+      got += d;
+      const id = /process_id:(\d+)/.exec(got);
+      if (id || got.startsWith('-')) { s.destroy(); resolve(Number(id?.[1]) === pid); }
+    });
     s.once('error', () => resolve(false));
   });
 }
@@ -40,7 +48,7 @@ export async function startRedis(): Promise<RedisServer> {
   // No persistence: the data dies with the process, and nothing is written into the working directory.
   const server = await startServer((port) => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'ignore', 'inherit'],
-  }), ping);
+  }), isRedisProcess);
   return {
     uri: `redis://127.0.0.1:${server.port}`,
     port: server.port,

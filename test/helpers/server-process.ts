@@ -7,10 +7,11 @@ import { serverPort } from './ports.js';
 export interface ServerProcess { port: number; child: ChildProcess; exited: boolean }
 
 /**
- * Spawns with `spawnOn(port, more)` (`more`: `extraPorts` further ports, e.g. a cluster bus) until `answers(port)`.
+ * Spawns with `spawnOn(port, more)` (`more`: `extraPorts` further ports, e.g. a cluster bus) until `answers(port, pid)`:
+ * given the child's pid, the check can tell the child's answer from another server's that took the port meanwhile.
  * Throws when one start is silent for 5 s, or when 5 starts in a row exit.
  */
-export async function startServer(spawnOn: (port: number, more: number[]) => ChildProcess, answers: (port: number) => Promise<boolean>, extraPorts = 0): Promise<ServerProcess> {
+export async function startServer(spawnOn: (port: number, more: number[]) => ChildProcess, answers: (port: number, pid: number) => Promise<boolean>, extraPorts = 0): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt++) {
     const port = await serverPort();
     const more: number[] = [];
@@ -18,7 +19,7 @@ export async function startServer(spawnOn: (port: number, more: number[]) => Chi
     const server: ServerProcess = { port, child: spawnOn(port, more), exited: false };
     server.child.once('exit', () => { server.exited = true; });
     const until = Date.now() + 5000;
-    while (!server.exited && !(await answers(port).catch(() => false))) {
+    while (!server.exited && !(await answers(port, server.child.pid!).catch(() => false))) {
       if (Date.now() > until) {
         server.child.kill('SIGKILL');
         throw new Error(`server did not answer on port ${port} within 5 s`);

@@ -8,6 +8,8 @@ import { startGateway, type Running } from '../../src/start.js';
 import { tempLogFor } from './child-gateway.js';
 import { projectRoot } from '../../src/config/load-config.js';
 
+export { eventually, until } from './wait.js';
+
 export interface Stack {
   sim: Simulator;
   gw: Running;
@@ -75,25 +77,6 @@ async function gatewayOn(sim: Simulator, storeUri: string, opts: StackOptions): 
     },
   };
   return stack;
-}
-
-/** Polls until `check` passes or the time is up; for effects that land just after a response ends. */
-export async function eventually(check: () => Promise<boolean> | boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  if (!(await check())) throw new Error('condition not met in time');
-}
-
-/** Polls every 50 ms until `check` passes; fails naming `what` after `ms`. For effects seen from outside a process. */
-export async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const t0 = Date.now();
-  while (!(await check())) {
-    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** The request log's records of one request id, once written (the access record is handed over as the response closes). */
