@@ -15,14 +15,17 @@ const registries = new Map<string, SchemaRegistry>();
 
 /**
  * The schemas shipped under schemas/, plus an operator's own request schemas in `<config dir>/schemas/api/` (a new
- * vendor format needs no change to the install). One registry per config directory, compiled once.
+ * vendor format needs no change to the install). Compiled once a process for each set of schemas: config directories
+ * without schemas of their own share the shipped ones' (compiling them costs more than the rest of a load together).
  */
 export function schemaRegistry(configDir = projectRoot): SchemaRegistry {
-  let r = registries.get(configDir);
+  const own = join(configDir, 'schemas', 'api');
+  const extra = configDir !== projectRoot && existsSync(own) ? [own] : [];
+  const key = extra.join('\n');
+  let r = registries.get(key);
   if (!r) {
-    const own = join(configDir, 'schemas', 'api');
-    r = new SchemaRegistry(join(projectRoot, 'schemas'), configDir !== projectRoot && existsSync(own) ? [own] : []);
-    registries.set(configDir, r);
+    r = new SchemaRegistry(join(projectRoot, 'schemas'), extra);
+    registries.set(key, r);
   }
   return r;
 }

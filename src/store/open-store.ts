@@ -6,7 +6,6 @@ import { dirname } from 'node:path';
 import Keyv from 'keyv';
 import { SqliteQuotaLedger } from './sqlite-quota.js';
 import { defaultRetention, type MarkerTtls, type QuotaLedger, type Retention } from './quota-ledger.js';
-import { openRedis } from './redis-store.js';
 import { HeldQuota } from './held-quota.js';
 import { SqliteHolds } from './sqlite-holds.js';
 import { SqliteTaskIndex } from './sqlite-task-index.js';
@@ -74,7 +73,11 @@ export const newInstanceId = () => `i_${process.pid}_${randomBytes(5).toString('
 export async function openStore(uri = process.env.SWITCHYARD_STORE || defaultStoreUri, opts: StoreOptions = {}): Promise<Store> {
   const keep = retentionOf(opts); // before anything opens: a bad value leaves nothing to close
   if (uri.startsWith('sqlite://')) return openSqlite(uri, opts, keep);
-  if (/^rediss?(-cluster)?:\/\//.test(uri)) return openRedis(uri, newInstanceId(), staleOwnerMs(), keep);
+  if (/^rediss?(-cluster)?:\/\//.test(uri)) {
+    // Loaded only here: the Redis client takes longer to load than the rest of the store, and SQLite never needs it.
+    const { openRedis } = await import('./redis-store.js');
+    return openRedis(uri, newInstanceId(), staleOwnerMs(), keep);
+  }
   throw new Error(`SWITCHYARD_STORE: unsupported store "${uri.split(':')[0]}" (use sqlite://path, redis://host:port[/db] or redis-cluster://host:port,host:port,…)`);
 }
 
