@@ -1,8 +1,27 @@
 // Reads a YAML file and keeps enough of its syntax tree to point a finding at a line.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import type { Diagnostic } from './diagnostics.js';
+
+type Parsed = { doc: Document.Parsed; lines: LineCounter };
+
+// A reload, and every check in a process, reads the same files again: a text's syntax tree is kept and each load
+// makes its own data from it (toJS), so no load sees another's. The cost of a cold parse is most of a reload's.
+const kept = new Map<string, Parsed>();
+const keptMax = 32;
+
+function parsed(text: string): Parsed {
+  let p = kept.get(text);
+  if (!p) {
+    const lines = new LineCounter();
+    // `merge` enables `<<: *anchor`, which lets an operation reuse another's slots.
+    p = { doc: parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true }), lines };
+    if (kept.size >= keptMax) kept.delete(kept.keys().next().value!);
+    kept.set(text, p);
+  }
+  return p;
+}
 
 export interface YamlFile {
   name: string;
@@ -20,9 +39,7 @@ export function loadYaml(path: string, diags: Diagnostic[]): YamlFile | undefine
     diags.push({ level: 'error', file: name, path: '', message: `cannot read file: ${(err as Error).message}` });
     return undefined;
   }
-  const lines = new LineCounter();
-  // `merge` enables `<<: *anchor`, which lets an operation reuse another's slots.
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
+  const { doc, lines } = parsed(text);
   // Later syntax errors are mostly echoes of the first ones.
   for (const e of doc.errors.slice(0, 3)) {
     const pos = lines.linePos(e.pos[0]);

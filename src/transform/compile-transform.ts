@@ -36,8 +36,25 @@ const maxCallDepth = 200;
 // The longest sequence an expression may build: enough for any body, far from exhausting memory.
 const maxSequence = 1_000_000;
 
+// A reload compiles the same expressions again: a compiled transform holds no state between evaluations (each gets
+// its own frame), so one is kept by its source and limits and handed to every runtime that has the same. Bounded: an
+// operator editing the config over months never fills memory with old expressions.
+const kept = new Map<string, Transform>();
+const keptMax = 4096;
+
 /** Throws a TransformError naming the position when the expression does not parse. `setting` names the time limit. */
 export function compileTransform(source: string, timeoutMs: number, setting = 'dispatch.transform_timeout_ms'): Transform {
+  const key = `${timeoutMs}\n${setting}\n${source}`;
+  let t = kept.get(key);
+  if (!t) {
+    t = compileOnce(source, timeoutMs, setting);
+    if (kept.size >= keptMax) kept.delete(kept.keys().next().value!);
+    kept.set(key, t);
+  }
+  return t;
+}
+
+function compileOnce(source: string, timeoutMs: number, setting: string): Transform {
   let expr: ReturnType<Jsonata>;
   try {
     expr = jsonata(source, { timeout: timeoutMs, stack: maxStack, sequence: maxSequence });
