@@ -7,10 +7,13 @@ let stack: Stack;
 before(async () => { stack = await startStack(); });
 after(async () => { await stack.close(); });
 
+// The upstream waits far longer than the gateway's own work can take on a loaded machine (a cold first request included):
+// an added time below it shows the wait was left out, with no bet on how fast the machine is.
+const upstreamWaitMs = 600;
 const chat = (key: string, stream: boolean) => fetch(`${stack.url}/v1/chat/completions`, {
   method: 'POST',
   headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hi [sim chunks=2 first_byte_ms=30]' }] }),
+  body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: `hi [sim chunks=2 first_byte_ms=${upstreamWaitMs}]` }] }),
 });
 
 test('proxied answers carry x-switchyard-added-ms, excluding the upstream wait', async () => {
@@ -20,7 +23,7 @@ test('proxied answers carry x-switchyard-added-ms, excluding the upstream wait',
     await res.text();
     const added = Number(res.headers.get('x-switchyard-added-ms'));
     assert.ok(Number.isFinite(added) && added >= 0, `header present (stream=${stream})`);
-    assert.ok(added < 30, `the simulator's 30 ms first-byte delay is not counted (got ${added} ms)`);
+    assert.ok(added < upstreamWaitMs, `the simulator's ${upstreamWaitMs} ms first-byte delay is not counted (got ${added} ms)`);
   }
 });
 
