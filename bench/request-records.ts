@@ -2,6 +2,7 @@
 // over the 30 days before today (more by day than by night), 200 tokens of 50 users (a few tokens send most requests),
 // a dozen models and channels, 3 % tasks (a submit naming its task, and the task's end), a few topups, 2 % errors.
 import type { RequestRecord } from '../src/request-log/log-store.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 
 export const days = 30;
 export const tokens = Array.from({ length: 200 }, (_, i) => `tok_${i.toString(16).padStart(4, '0')}`);
@@ -15,16 +16,7 @@ const routes = ['chat_completions', 'responses', 'messages', 'embeddings'];
 const errors: [number, string][] = [[429, 'rate_limited'], [502, 'upstream_error'], [504, 'upstream_timeout'], [400, 'invalid_request'],
   [499, 'client_closed'], [402, 'insufficient_quota']];
 
-/** A small fast PRNG (mulberry32): the same month every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 /** Where a fraction of a day's requests falls in it (ms): night hours (0-7 UTC) carry a third of a day hour's load. */
 function msInDay(f: number): number {

@@ -11,17 +11,9 @@ import { finishedRequest } from '../src/finished-request.js';
 import { recordOfRow, rowOf } from '../src/request-log/log-columns.js';
 import { projectRoot, schemaRegistry } from '../src/config/load-config.js';
 import { referenceLine, referenceRecord } from './helpers/two-logs-reference.js';
+import { seededRandom } from './helpers/seeded-random.js';
 
-/** mulberry32: the same contexts every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const odd = ['gpt-4o-mini', 'a "quoted" \\ model', 'nul\0inside', 'line\nbreak\ttab', 'ünïcödé 日本語 🚀', 'x'.repeat(300), '\ud800lone', ''];
 
