@@ -15,7 +15,7 @@
 // Task reservations outlive a process, so they are `durable`: written through to the ledger at once.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
 import type { HoldBackend } from './hold-backend.js';
 import { lateRow, spentOf, type Closed } from './held-rows.js';
@@ -95,6 +95,12 @@ export class HeldQuota implements QuotaLedger {
       if (got > 0) { h.free += got; continue; }
       if (!(await this.waitForOthers(account, wait))) return false;
     }
+  }
+
+  // TODO(i39): all or nothing across levels in this backend (being written).
+  async reserveLevels(levels: Level[], amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<number> {
+    void levels; void amount; void scope; void tags;
+    throw new Error('reserveLevels: not yet');
   }
 
   async settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {

@@ -18,6 +18,25 @@ export interface OpenReservation {
   user?: string | null; model?: string | null; route?: string | null; units?: number | null;
 }
 
+/**
+ * One level of a reservation: an account the request's money is taken from. A request of a user's token reserves on
+ * several at once (the token's own account, its cap for the period, the user's wallet, the member's cap and the team's
+ * budget for the period: src/accounts/levels.ts), all or nothing. Each level keeps its own entries under its own
+ * request id, so settle, refund, recovery and idempotency work per level exactly as for a lone account.
+ */
+export interface Level {
+  account: string;
+  /** This level's request id: the reservation's own on the first level, `<id>><account>` on the others (levelRequest). */
+  request: string;
+  /** Never refuses: the level records what was spent (its balance may go below 0) but does not bound it (unlimited). */
+  unchecked?: boolean;
+}
+
+/** The request id a level's entries are kept under: the reservation's own for its first level. */
+export const levelRequest = (request: string, account: string, first: boolean) => (first ? request : `${request}>${account}`);
+
+export { isBudgetLevel } from './budget-level.js';
+
 /** What a settle moved: the charge (never above the reservation) and the usage beyond it that was not charged. */
 export interface Settled { charged: number; uncharged: number }
 
@@ -51,6 +70,13 @@ export interface QuotaLedger {
   balance(account: string): Promise<number | undefined>;
   /** Takes `amount` atomically; false when the balance cannot cover it. Repeating a request id is a no-op that returns true. */
   reserve(account: string, request: string, amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<boolean>;
+  /**
+   * Takes `amount` from every level at once, all or nothing, none ever below 0 unless `unchecked`: -1 when taken (or
+   * taken before: a repeat is a no-op), else the index of the first level that cannot cover it (nothing was taken).
+   * One SQLite transaction; on Redis one script (one per hash-tag slot on a cluster, with refunds of the slots taken
+   * before a refusal). `tags` go on every level's reserve entry. Settle and refund then go level by level.
+   */
+  reserveLevels(levels: Level[], amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<number>;
   /**
    * Turns the reservation into the final charge: `actual` clamped to [0, reserved], so no charge ever exceeds
    * its reservation; the rest of `actual` is recorded as `uncharged`. Once per request. The close entry carries the

@@ -5,7 +5,7 @@
 // for as long as a repeated close or reserve can still arrive (Retention.markerTtlMs); then they expire, so under
 // steady traffic the ledger's memory stops growing once that window has passed. The history of requests is the
 // request log's (src/request-log/). The keys and scripts are in redis-quota-scripts.ts.
-import { clampCharge, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
+import { clampCharge, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
 import type { RedisClient } from './redis-client.js';
 import { countsOf, groupCells, hourMs, hourOf, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 import { acctKey, accountsKey, ownersKey, ownerKey, dayMs, reserve, close, topup, trim, shift } from './redis-quota-scripts.js';
@@ -47,6 +47,12 @@ export class RedisQuotaLedger implements QuotaLedger {
       [account, request, n, this.owner, scope, Date.now(), tags?.user ?? '', tags?.model ?? '', tags?.route ?? '', tags?.units ?? '']));
     if (r !== 1) await this.client.hDel(ownerKey(this.owner), request).catch(() => undefined);
     return r === 1;
+  }
+
+  // TODO(i39): all or nothing across levels in this backend (being written).
+  async reserveLevels(levels: Level[], amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<number> {
+    void levels; void amount; void scope; void tags;
+    throw new Error('reserveLevels: not yet');
   }
 
   async settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {

@@ -80,7 +80,7 @@ export class SqliteHolds implements HoldBackend {
           const amount = Math.max(0, Math.min(r.amount, balance));
           const row = { ...r, kind: 'late_charge', amount, uncharged: 0 };
           // The ledger trigger debits it.
-          if (this.s.insert.run(entryArgs(row, null)).changes) this.rollup.apply([rollupOf(row, amount)!]);
+          if (this.s.insert.run(entryArgs(row, null)).changes) this.rollup.apply([rollupOf(row, amount)]);
         }
       }),
     };

@@ -2,7 +2,7 @@
 // Open reservations are also kept in `quota_open` with the process that holds them, so a sweep can refund the
 // reservations of a process that died (see recovery.ts) and a settle never trusts its caller for the amount.
 import type { StateDb } from './sqlite-state.js';
-import { clampCharge, closeTags, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type Level, type LedgerEntry, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
 import { WriteBatch } from './write-batch.js';
 import { SqliteUsage } from './sqlite-usage.js';
 import { closeKinds, hourMs, hourOf, rollupOf, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
@@ -22,7 +22,7 @@ const trigger = `
   -- A reservation the balance cannot cover aborts the whole INSERT, so check and debit are one atomic step.
   CREATE TRIGGER quota_ledger_apply AFTER INSERT ON quota_ledger WHEN NEW.held_by IS NULL BEGIN
     SELECT RAISE(ABORT, 'quota_no_account') WHERE NOT EXISTS (SELECT 1 FROM quota_accounts WHERE id = NEW.account);
-    SELECT RAISE(ABORT, 'quota_insufficient') WHERE NEW.kind = 'reserve'
+    SELECT RAISE(ABORT, 'quota_insufficient') WHERE NEW.kind = 'reserve' AND NEW.unchecked IS NULL
       AND (SELECT balance FROM quota_accounts WHERE id = NEW.account) < NEW.amount;
     UPDATE quota_accounts SET balance = balance - NEW.amount, updated_at = NEW.at WHERE id = NEW.account;
   END;`;
@@ -32,12 +32,13 @@ function migrate(db: StateDb): void {
   db.transaction(() => {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_ledger');
     if (!columns.includes('held_by')) db.exec('ALTER TABLE quota_ledger ADD COLUMN held_by TEXT');
+    if (!columns.includes('unchecked')) db.exec('ALTER TABLE quota_ledger ADD COLUMN unchecked INTEGER');
     if (!columns.includes('uncharged')) db.exec('ALTER TABLE quota_ledger ADD COLUMN uncharged INTEGER NOT NULL DEFAULT 0');
     for (const [name, type] of [...tagColumns, ...reservedColumns]) if (!columns.includes(name)) db.exec(`ALTER TABLE quota_ledger ADD COLUMN ${name} ${type}`);
     const open = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_open');
     for (const [name, type] of [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['units', 'INTEGER']]) if (!open.includes(name)) db.exec(`ALTER TABLE quota_open ADD COLUMN ${name} ${type}`);
     const current = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'quota_ledger_apply'").pluck().get() as string | undefined;
-    if (!current?.includes('held_by')) db.exec(trigger);
+    if (!current?.includes('unchecked')) db.exec(trigger);
   }).immediate();
 }
 
@@ -48,6 +49,8 @@ const entryNames = ['entry', 'account', 'request', 'kind', 'amount', 'at', 'unch
 export const entryColumns = entryNames.join(', ');
 /** An INSERT of one entry (and the process that held its money), skipped when the entry exists; takes entryArgs. */
 export const insertEntry = `INSERT INTO quota_ledger (${entryColumns}, held_by) VALUES (${'?, '.repeat(entryNames.length)}?) ON CONFLICT(entry) DO NOTHING`;
+/** A reservation on a level that records but never refuses (Level.unchecked): the trigger skips the balance check. */
+export const insertUnchecked = `INSERT INTO quota_ledger (${entryColumns}, held_by, unchecked) VALUES (${'?, '.repeat(entryNames.length)}?, 1) ON CONFLICT(entry) DO NOTHING`;
 /**
  * A close written against a process's hold (held-rows.ts closeArgs) also carries the reservation it closed, which was
  * never written on its own: `entries` reads it back as the request's `<id>:reserve` entry.
@@ -77,12 +80,18 @@ const pruneChunk = 2_000;
 const pruneChunks = 50;
 const dayMs = 24 * hourMs;
 
+/** Thrown inside the reservation's savepoint so it rolls back; carries the level that refused. */
+class Refused extends Error {
+  constructor(readonly level: number) { super('quota_insufficient'); }
+}
+
 type Scanned = { id: number; request: string; kind: string; at: number };
 
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly stmt;
   private readonly batch: WriteBatch;
   private readonly pruneStep;
+  private readonly reserveAll;
   /** Where prune stopped in the ledger (rowid): every row before it is one prune keeps (a topup, an open reservation). */
   private prunedTo = 0;
   /** The usage rollup, written with the close entries (here and by the holds' flushes). */
@@ -97,6 +106,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
     this.stmt = {
       // ON CONFLICT DO NOTHING: a repeated entry inserts no row, so its trigger never runs twice.
       insert: db.prepare(insertEntry),
+      insertUnchecked: db.prepare(insertUnchecked),
       open: db.prepare(`INSERT INTO quota_open (${openColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request) DO NOTHING`),
       openOne: db.prepare(`SELECT ${openColumns} FROM quota_open WHERE request = ?`),
       openOf: db.prepare(`SELECT ${openColumns} FROM quota_open WHERE owner = ? ORDER BY at`),
@@ -113,6 +123,17 @@ export class SqliteQuotaLedger implements QuotaLedger {
       dropEntry: db.prepare('DELETE FROM quota_ledger WHERE entry = ?'),
     };
     this.pruneStep = db.transaction((closedBefore: number) => this.pruneLedger(closedBefore));
+    // A savepoint inside the batch's transaction: a level that refuses takes back the levels written before it.
+    this.reserveAll = db.transaction((levels: Level[], amount: number, scope: ReserveScope, t: EntryTags) => {
+      for (let i = 0; i < levels.length; i++) {
+        try {
+          this.reserveOne(levels[i], amount, scope, t);
+        } catch (err) {
+          if (/quota_insufficient|quota_no_account/.test((err as Error).message)) throw new Refused(i);
+          throw err;
+        }
+      }
+    });
   }
 
   async createAccount(account: string, initial: number): Promise<void> {
@@ -125,18 +146,26 @@ export class SqliteQuotaLedger implements QuotaLedger {
   }
 
   async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<boolean> {
+    return (await this.reserveLevels([{ account, request }], amount, scope, tags)) < 0;
+  }
+
+  async reserveLevels(levels: Level[], amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<number> {
     const t = tagsOf({ user: tags?.user, model: tags?.model, route: tags?.route, units: tags?.units });
     try {
-      await this.batch.run(() => {
-        const at = Date.now();
-        if (this.stmt.insert.run(entryArgs({ ...t, entry: `${request}:reserve`, account, request, kind: 'reserve', amount: Math.round(amount), at }, null)).changes) {
-          this.stmt.open.run(request, account, Math.round(amount), this.owner, scope, at, t.user, t.model, t.route, t.units);
-        }
-      });
-      return true;
+      await this.batch.run(() => this.reserveAll(levels, Math.round(amount), scope, t));
+      return -1;
     } catch (err) {
-      if (/quota_insufficient|quota_no_account/.test((err as Error).message)) return false;
+      if (err instanceof Refused) return err.level;
       throw err;
+    }
+  }
+
+  /** One level's reserve entry and open reservation; a repeated request writes neither. */
+  private reserveOne(l: Level, amount: number, scope: ReserveScope, t: EntryTags): void {
+    const at = Date.now();
+    const args = entryArgs({ ...t, entry: `${l.request}:reserve`, account: l.account, request: l.request, kind: 'reserve', amount, at }, null);
+    if ((l.unchecked ? this.stmt.insertUnchecked : this.stmt.insert).run(args).changes) {
+      this.stmt.open.run(l.request, l.account, amount, this.owner, scope, at, t.user ?? null, t.model ?? null, t.route ?? null, t.units ?? null);
     }
   }
 
@@ -241,7 +270,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
       amount: o.charged - amount, at: Date.now(), uncharged: o.uncharged,
     };
     this.stmt.insert.run(entryArgs(entry, null));
-    this.rollup.apply([rollupOf(entry, o.charged)!]);
+    this.rollup.apply([rollupOf(entry, o.charged)]);
     this.stmt.unopen.run(request);
     return { charged: o.charged, uncharged: o.uncharged };
   }

@@ -1,6 +1,7 @@
 // The usage rollup in SQLite: one row per (account, period, model, route, channel) for hours and for days, added to
 // in the same transaction as the ledger entries it sums. A report reads the daily rows of the whole days it spans
 // and the hourly rows of its two ends.
+import { isBudgetLevel } from './budget-level.js';
 import type { StateDb } from './sqlite-state.js';
 import { usageClasses } from './quota-ledger.js';
 import { countNames, mergeDeltas, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
@@ -70,7 +71,10 @@ export class SqliteUsage {
   }
 
   /** Call inside the transaction that writes the entries these deltas sum. */
-  apply(deltas: RollupDelta[]): void {
+  /** Adds what closed requests used; budget levels' closes (no delta, or a `~` account) add nothing. */
+  apply(given: (RollupDelta | undefined)[]): void {
+    const deltas = given.filter((d): d is RollupDelta => d !== undefined && !isBudgetLevel(d.account));
+    if (!deltas.length) return;
     for (const d of deltas) {
       this.addHour.run(cellArgs(d, d.hour));
       this.addTotal.run(d.account, ...counts(d));

@@ -1,6 +1,7 @@
 // Usage reports: closed requests summed per account, model, route and channel, per hour and per day, as they are
 // written (a rollup beside the ledger, in the same transaction). A report reads whole days from the daily cells and
 // only the hours at its two ends from the hourly ones, so its cost follows the days it spans, not the entries.
+import { isBudgetLevel } from './budget-level.js';
 import { usageClasses, type EntryTags, type LedgerEntry, type UsageClass } from './ledger-entry.js';
 
 export const groupings = ['model', 'route', 'channel', 'day', 'token', 'user'] as const;
@@ -75,7 +76,7 @@ export const closeKinds = new Set(['settle', 'refund', 'late_charge']);
  * nothing: a request counts once, when its money is settled or returned.
  */
 export function rollupOf(e: LedgerEntry, charged: number): RollupDelta | undefined {
-  if (!closeKinds.has(e.kind)) return undefined;
+  if (!closeKinds.has(e.kind) || isBudgetLevel(e.account)) return undefined;
   return {
     account: e.account, user: e.user ?? '', hour: hourOf(e.at), model: e.model ?? '', route: e.route ?? '', channel: e.channel ?? '',
     requests: 1, prompt_tokens: e.prompt_tokens ?? 0, completion_tokens: e.completion_tokens ?? 0, units: e.units ?? 0,
