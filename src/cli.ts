@@ -11,33 +11,59 @@ import type { RequestRecord } from './request-log/log-store.js';
 import { TokenStore } from './store/token-store.js';
 import { TokenAdmin, TokenAdminError } from './admin/token-admin.js';
 import type { Runtime } from './config/runtime.js';
+import { openAccounts } from './accounts/purse.js';
+import { upgradeTokens } from './accounts/upgrade-tokens.js';
+import { UserAdmin } from './admin/user-admin.js';
+import { TeamAdmin } from './admin/team-admin.js';
+import { accountUsage, need, teamCommand, userCommand } from './account-commands.js';
 
 const usage = `usage:
   switchyard check [--dir DIR] [--probe [--channel ID,...]]
   switchyard price MODEL [--usage JSON] [--from DIALECT|OPERATION] [--body JSON] [--units N] [--seconds S] [--json] [--dir DIR]
-  switchyard token create --group G --quota Q [--models a,b] [--user U] [--name N] [--expires-in-days D] [--tokens-per-minute T]
+  switchyard token create [--user USER] [--group G] [--quota Q] [--cap Q] [--period-cap Q --cap-period day|week|month]
+                          [--unlimited] [--models a,b] [--name N] [--expires-in-days D] [--tokens-per-minute T]
   switchyard token list
   switchyard token revoke ID
   switchyard token topup ID AMOUNT
-  switchyard token show ID`;
+  switchyard token show ID
+${accountUsage}`;
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   if (cmd === 'check') return checkCommand(argv.slice(1));
   if (cmd === 'price') return priceCommand(argv.slice(1));
-  if (cmd === 'token' && sub) return token(sub, rest);
+  if ((cmd === 'token' || cmd === 'user' || cmd === 'team') && sub) return accounts(cmd, sub, rest);
   console.error(usage);
   return 2;
 }
 
-async function token(sub: string, args: string[]): Promise<number> {
+async function accounts(cmd: string, sub: string, args: string[]): Promise<number> {
   const store = await openStore();
   let runtime: Runtime | undefined;
   // The config is read only by the commands that check against it (groups and models), so a broken config
   // never stops an operator from revoking a token.
+  const config = () => (runtime ??= loadRuntime().runtime);
   const journal: RequestRecord[] = [];
-  const admin = new TokenAdmin(store, new TokenStore(store, 0), () => (runtime ??= loadRuntime().runtime), (r) => journal.push(r));
+  const tokens = new TokenStore(store, 0);
+  const accounts = openAccounts(store, 0, () => config().timeZone);
+  const admin = new TokenAdmin(store, tokens, config, (r) => journal.push(r), accounts);
+  const users = new UserAdmin(store, accounts, config, (r) => journal.push(r));
   try {
+    await upgradeTokens(store, tokens, accounts);
+    const code = cmd === 'user' ? await userCommand(users, sub, args) : cmd === 'team' ? await teamCommand(new TeamAdmin(store, accounts, users), sub, args) : await token(admin, sub, args, journal);
+    if (code === -1) console.error(usage);
+    await record(journal);
+    return code === -1 ? 2 : code;
+  } catch (err) {
+    if (!(err instanceof TokenAdminError)) throw err;
+    console.error(err.field ? `${err.field}: ${err.message}` : err.message);
+    return err.notFound ? 1 : err.conflict ? 3 : 2;
+  } finally {
+    await store.close();
+  }
+}
+
+async function token(admin: TokenAdmin, sub: string, args: string[], journal: RequestRecord[]): Promise<number> {
     switch (sub) {
       case 'create': return await create(admin, args);
       case 'list': {
@@ -49,22 +75,14 @@ async function token(sub: string, args: string[]): Promise<number> {
       case 'revoke': return ok(`revoked ${(await admin.revoke(need(args[0], 'ID'))).id}`);
       case 'topup': {
         const t = await admin.topup(need(args[0], 'ID'), Number(need(args[1], 'AMOUNT')), `${Date.now()}:${process.pid}`, 'cli');
-        await record(journal);
         return ok(`balance ${t.balance}`);
       }
       case 'show': {
         console.log(JSON.stringify(await admin.get(need(args[0], 'ID')), null, 2));
         return 0;
       }
-      default: console.error(usage); return 2;
+      default: void journal; return -1;
     }
-  } catch (err) {
-    if (!(err instanceof TokenAdminError)) throw err;
-    console.error(err.field ? `${err.field}: ${err.message}` : err.message);
-    return err.notFound ? 1 : 2;
-  } finally {
-    await store.close();
-  }
 }
 
 /** The topup goes into the request log too, as a gateway's would; a log that cannot take it is named, not fatal. */
@@ -83,26 +101,25 @@ async function create(admin: TokenAdmin, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: {
     group: { type: 'string' }, quota: { type: 'string' }, models: { type: 'string' }, user: { type: 'string' },
     name: { type: 'string' }, 'expires-in-days': { type: 'string' }, 'tokens-per-minute': { type: 'string' },
+    cap: { type: 'string' }, 'period-cap': { type: 'string' }, 'cap-period': { type: 'string' }, unlimited: { type: 'boolean' },
   } });
-  const quota = Number(values.quota);
-  if (!values.group || values.quota === undefined) { console.error('token create needs --group G and --quota Q (a non-negative integer)'); return 2; }
+  const quota = values.quota === undefined ? 0 : Number(values.quota);
+  if (values.unlimited && (values.cap !== undefined || values['period-cap'] !== undefined)) { console.error('--unlimited takes no --cap or --period-cap'); return 2; }
   const days = values['expires-in-days'] ? Number(values['expires-in-days']) : undefined;
   if (days !== undefined && !(days > 0)) { console.error('--expires-in-days must be a positive number'); return 2; }
   const { key, token } = await admin.create({
     group: values.group, quota, user: values.user, name: values.name,
+    cap: values.cap === undefined ? undefined : Number(values.cap),
+    period_cap: values['period-cap'] === undefined ? undefined : Number(values['period-cap']), cap_period: values['cap-period'],
     models: values.models?.split(',').map((m) => m.trim()).filter(Boolean),
     expires_at: days ? Math.floor(Date.now() / 1000 + days * 86400) : undefined,
     tokens_per_minute: values['tokens-per-minute'] === undefined ? undefined : Number(values['tokens-per-minute']),
   });
-  console.log(`created ${token.id} (group ${token.group}, quota ${quota}${token.models ? `, models ${token.models.join(',')}` : ''})`);
+  console.log(`created ${token.id} (user ${token.user}, group ${token.group}, balance ${token.balance}${token.cap === null ? '' : `, cap ${token.cap}`}${token.period_cap === null ? '' : `, ${token.period_cap} per ${token.cap_period}`}${token.models ? `, models ${token.models.join(',')}` : ''})`);
   console.log(key); // alone on the last line, so scripts can take it with `tail -n1`
   return 0;
 }
 
-function need(v: string | undefined, name: string): string {
-  if (!v) throw new TokenAdminError(`missing ${name}`);
-  return v;
-}
 
 const ok = (msg: string) => { console.log(msg); return 0; };
 

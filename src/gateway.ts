@@ -22,6 +22,7 @@ import { InFlight } from './http/in-flight.js';
 import { ChannelStats } from './pipeline/channel-stats.js';
 import type { Tracing } from './tracing/tracing.js';
 import type { RequestLog } from './request-log/request-log.js';
+import { openAccounts, type Accounts } from './accounts/purse.js';
 
 /** The gateway of this process: every service built on the store, the config swapped in by a reload. */
 export class RunningGateway implements Gateway {
@@ -29,6 +30,7 @@ export class RunningGateway implements Gateway {
   routes!: RouteTable;
   readonly log: Logger;
   readonly tokens: TokenStore;
+  readonly accounts: Accounts;
   /** Short-lived secrets of tokens, minted for browsers (client_secret routes). */
   readonly secrets: ClientSecrets;
   readonly limiter: RateLimiter;
@@ -52,6 +54,7 @@ export class RunningGateway implements Gateway {
   constructor(runtime: Runtime, readonly store: Store, readonly logging: Logging, readonly redactor: Redactor, readonly requestLog?: RequestLog) {
     this.log = logging.log;
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
+    this.accounts = openAccounts(store, runtime.tokenCacheMs, () => this.runtime.timeZone);
     this.limiter = new RateLimiter(store.rates);
     this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
     this.files = new FileRepo(store);

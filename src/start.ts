@@ -15,6 +15,7 @@ import type { Server as TlsServer } from 'node:https';
 import { createLogging, type Destination } from './log.js';
 import { TaskPoller } from './tasks/poller.js';
 import { sweep } from './tasks/recovery.js';
+import { upgradeTokens } from './accounts/upgrade-tokens.js';
 import { BackgroundLoop } from './tasks/background-loop.js';
 import { drain, reloadConfig } from './lifecycle.js';
 import { Redactor } from './redaction/redactor.js';
@@ -55,6 +56,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
   const gateway = new RunningGateway(runtime, store, logging, redactor, requestLog);
   gateway.tracing = tracing;
   gateway.reload = () => reloadConfig(gateway, opts.configDir, opts.env ?? process.env);
+  const upgraded = await upgradeTokens(store, gateway.tokens, gateway.accounts);
+  if (upgraded.tokens || upgraded.moved) log.info({ ...upgraded }, 'tokens of an earlier release now belong to users; their balances are in the users\' wallets');
   const tls = tlsFiles(env);
   const server = createGatewayServer(gateway, tls && readTls(tls));
   await new Promise<void>((resolve, reject) => {

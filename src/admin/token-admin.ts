@@ -5,39 +5,56 @@ import type { RequestRecord } from '../request-log/log-store.js';
 import type { Runtime } from '../config/runtime.js';
 import type { Store } from '../store/open-store.js';
 import type { TokenChange, TokenRecord, TokenStore } from '../store/token-store.js';
+import { randomBytes } from 'node:crypto';
+import { openAccounts, type Accounts } from '../accounts/purse.js';
+import { isUserId, walletOf, type UserRecord } from '../accounts/user-store.js';
+import { isPeriod, type Period } from '../accounts/periods.js';
+import { checkAmount } from './user-admin.js';
 
-/** A refusal that names what was wrong; `notFound` when the token does not exist. */
-export class TokenAdminError extends Error {
-  constructor(message: string, readonly field?: string, readonly notFound = false) { super(message); }
-}
+export { TokenAdminError } from './admin-error.js';
+import { TokenAdminError } from './admin-error.js';
 
 /** A token as operators see it: never its key or hash. */
+/** `balance`: what the token can draw on, its user's wallet (its own account for a token no upgrade has reached). */
 export interface TokenView {
   id: string; object: 'token'; name: string | null; user: string; group: string; models: string[] | null;
   expires_at: number | null; tokens_per_minute: number | null; revoked: boolean; created_at: number; balance: number;
+  cap: number | null; cap_left: number | null; period_cap: number | null; cap_period: string | null;
 }
 
+/**
+ * `user`: the owner's id or name. A name no user has yet makes a user of it (how `--user LABEL --quota Q` scripts of
+ * the releases before users keep working), and no user at all makes a user of the token's own. `quota` goes into that
+ * user's wallet. `cap`: the most the token may spend in total; `period_cap` per `cap_period`.
+ */
 export interface TokenInput {
-  group: string; quota: number; user?: string; models?: string[]; name?: string; expires_at?: number | null; tokens_per_minute?: number | null;
+  group?: string; quota?: number; user?: string; models?: string[]; name?: string; expires_at?: number | null; tokens_per_minute?: number | null;
+  cap?: number | null; period_cap?: number | null; cap_period?: string | null;
 }
 
 /** Where a topup came from, recorded on its ledger entry. */
 export type TopupSource = 'cli' | 'admin';
 
-const maxAmount = 1e15; // far beyond any real balance, and exactly representable
 
 export class TokenAdmin {
   /** `journal` records each topup in the request log (the gateway's writer; the CLI writes its own). */
   constructor(private readonly store: Store, private readonly tokens: TokenStore, private readonly runtime: () => Runtime,
-    private readonly journal: (r: RequestRecord) => void = () => undefined) {}
+    private readonly journal: (r: RequestRecord) => void = () => undefined, private readonly accounts: Accounts = openAccounts(store, 0, () => runtime().timeZone)) {
+  }
 
   async create(input: TokenInput): Promise<{ key: string; token: TokenView }> {
-    this.checkGroup(input.group);
-    if (!Number.isSafeInteger(input.quota) || input.quota < 0) throw new TokenAdminError('`quota` must be a whole number of units, 0 or more', 'quota');
-    this.checkModels(input.group, input.models);
+    const quota = checkAmount(input.quota ?? 0, 'quota', 0);
+    const caps = checkCaps(input);
+    const owner = input.user === undefined ? undefined : await this.accounts.users.find(input.user);
+    const group = input.group ?? owner?.group;
+    if (group === undefined) throw new TokenAdminError('`group` is required for a token of no user', 'group');
+    this.checkGroup(group);
+    this.checkModels(group, input.models);
     checkTokensPerMinute(input.tokens_per_minute);
+    const user = owner ?? await this.accounts.users.create({ name: input.user ?? `token ${randomBytes(6).toString('hex')}`, group }, 0);
+    if (quota > 0) await this.store.quota.topup(walletOf(user.id), quota, `create:${randomBytes(8).toString('hex')}`, { route: 'admin', user: user.id });
     const { key, record } = await this.tokens.create({
-      group: input.group, quota: input.quota, user: input.user, name: input.name, models: input.models,
+      group, quota: 0, user: user.id, name: input.name, models: input.models, ...caps,
       expiresAt: input.expires_at ?? undefined, tokensPerMinute: input.tokens_per_minute ?? undefined,
     });
     return { key, token: await this.view(record) };
@@ -63,11 +80,13 @@ export class TokenAdmin {
   }
 
   /** `ref` makes a repeated topup (a retried request, an idempotency key) count once. */
+  /** Tops up the wallet of the token's user (the token's own account for a token no upgrade has reached). */
   async topup(id: string, amount: number, ref: string, source: TopupSource): Promise<TokenView> {
     const rec = await this.find(id);
-    if (!Number.isSafeInteger(amount) || amount < 1 || amount > maxAmount) throw new TokenAdminError(`\`amount\` must be a whole number of units from 1 to ${maxAmount}`, 'amount');
+    checkAmount(amount, 'amount', 1);
+    const account = (await this.ownerOf(rec)) ? walletOf(rec.user) : id;
     // A repeated `ref` moves nothing, so it is not recorded again.
-    if (await this.store.quota.topup(id, amount, `${source}:${ref}`, { route: source, user: rec.user })) this.journal(topupRecord(`${source}:${ref}`, rec, amount, source));
+    if (await this.store.quota.topup(account, amount, `${source}:${ref}`, { route: source, user: rec.user })) this.journal(topupRecord(`${source}:${ref}`, rec, amount, source));
     return this.view(rec);
   }
 
@@ -83,11 +102,18 @@ export class TokenAdmin {
     return rec;
   }
 
-  private async view(r: TokenRecord): Promise<TokenView> {
+  private ownerOf(r: TokenRecord): Promise<UserRecord | undefined> {
+    return isUserId(r.user) ? this.accounts.users.get(r.user) : Promise.resolve(undefined);
+  }
+
+  async view(r: TokenRecord): Promise<TokenView> {
+    const own = (await this.store.quota.balance(r.id)) ?? 0;
+    const owner = await this.ownerOf(r);
     return {
       id: r.id, object: 'token', name: r.name ?? null, user: r.user, group: r.group, models: r.models ?? null,
       expires_at: r.expires_at ?? null, tokens_per_minute: r.tokens_per_minute ?? null, revoked: Boolean(r.revoked), created_at: r.created_at,
-      balance: (await this.store.quota.balance(r.id)) ?? 0,
+      balance: owner ? (await this.store.quota.balance(walletOf(owner.id))) ?? 0 : own,
+      cap: r.cap ?? null, cap_left: r.cap === undefined ? null : own, period_cap: r.period_cap ?? null, cap_period: r.cap_period ?? null,
     };
   }
 
@@ -107,6 +133,16 @@ export class TokenAdmin {
       if (!reachable.has(m)) throw new TokenAdminError(`model "${m.slice(0, 128)}" is not served to group "${group}"`, `models[${i}]`);
     });
   }
+}
+
+/** A total cap, a cap per period, or both; a period needs its cap. */
+function checkCaps(input: TokenInput): { cap?: number; periodCap?: number; capPeriod?: Period } {
+  const cap = input.cap === undefined || input.cap === null ? undefined : checkAmount(input.cap, 'cap', 0);
+  const periodCap = input.period_cap === undefined || input.period_cap === null ? undefined : checkAmount(input.period_cap, 'period_cap', 0);
+  const capPeriod = input.cap_period ?? undefined;
+  if (capPeriod !== undefined && !isPeriod(capPeriod)) throw new TokenAdminError('`cap_period` must be one of day, week, month', 'cap_period');
+  if ((capPeriod === undefined) !== (periodCap === undefined)) throw new TokenAdminError('`period_cap` and `cap_period` go together', capPeriod === undefined ? 'cap_period' : 'period_cap');
+  return { cap, periodCap, capPeriod };
 }
 
 /** The API's schema checks this too; the CLI's input comes only through here. */

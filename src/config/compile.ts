@@ -81,6 +81,8 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     tokenCacheMs: dispatch.token_cache_ms ?? 2000,
     promptBytesPerToken: cfg.channels.billing?.prompt_bytes_per_token ?? 4,
     unitsPerUsd: cfg.channels.billing?.units_per_usd ?? 1000,
+    timeZone: zoneOf(cfg.channels.billing?.time_zone),
+    budgetAlerts: cfg.channels.billing?.budget_alerts,
     adminKeyHash: cfg.adminKey ? createHash('sha256').update(cfg.adminKey.trim()).digest() : undefined,
     breaker: {
       windowMs: dispatch.breaker_window_ms ?? 60_000, minRequests: dispatch.breaker_min_requests ?? 20,
@@ -96,6 +98,16 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     servesAnywhere: servedAnywhere(channels),
     groupEndpoints: endpointTypesOf(routes, channels),
   };
+}
+
+/** The budgets' time zone, refused at load when the runtime does not know it (a typo would move every reset). */
+function zoneOf(zone = 'UTC'): string {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+  } catch {
+    throw new Error(`billing.time_zone: unknown time zone "${zone.slice(0, 64)}" (an IANA name such as UTC or Europe/Berlin)`);
+  }
+  return zone;
 }
 
 /**

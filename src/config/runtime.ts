@@ -4,7 +4,7 @@ import type { CompiledClientSecret, CompiledRealtime } from './compile-realtime.
 import type { Pool } from '../transport/http-client.js';
 import type { ValidateFunction } from 'ajv';
 import type { Transform } from '../transform/compile-transform.js';
-import type { Auth, Model, Group, Timeouts, TaskSettings, CallbackSettings } from '../types/generated/channels.js';
+import type { Auth, Model, Group, Timeouts, TaskSettings, CallbackSettings, BudgetAlertSettings } from '../types/generated/channels.js';
 import type { Route, RateLimit, ServerLimits } from '../types/generated/routes.js';
 import type { CompiledPriceInputs } from '../billing/price-inputs.js';
 import type { CompiledStream } from '../transform/stream-transform.js';
@@ -236,6 +236,9 @@ export interface Runtime {
   groups: Map<string, Group>;
   maxAttempts: number;
   tokenCacheMs: number;
+  /** The IANA zone whose calendar budget periods follow (billing.time_zone). */
+  timeZone: string;
+  budgetAlerts?: BudgetAlertSettings;
   /** Prompt tokens are estimated as body bytes divided by this. */
   promptBytesPerToken: number;
   /** Quota units per US dollar, for the dollar figures of billing answers and usage reports. */

@@ -18,9 +18,14 @@ export async function authenticate(ex: Exchange, m: Matched): Promise<Caller> {
     return { ...m, token: opened.token, grant: opened.grant };
   }
   const token = await ex.g.tokens.authenticate(key);
-  if (!token) throw new GatewayError('invalid_api_key', 'Invalid API key');
+  if (!token || (await userDisabled(ex, token.user))) throw new GatewayError('invalid_api_key', 'Invalid API key');
   ex.ctx.token = token;
   return { ...m, token };
+}
+
+/** A disabled user's tokens are refused like unknown keys. */
+async function userDisabled(ex: Exchange, user: string): Promise<boolean> {
+  return user.startsWith('usr_') && Boolean((await ex.g.accounts.users.get(user))?.disabled);
 }
 
 function keyOf(ex: Exchange, m: Matched): string {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Runtime } from '../config/runtime.js';
 import type { Store } from '../store/open-store.js';
 import type { TokenStore } from '../store/token-store.js';
+import type { Accounts } from '../accounts/purse.js';
 import type { Conversations } from '../store/conversations.js';
 import type { TaskRepo } from '../records/task-repo.js';
 import type { FileRepo } from '../records/file-repo.js';
@@ -30,6 +31,8 @@ export interface Gateway {
   readonly log: Logger;
   readonly store: Store;
   readonly tokens: TokenStore;
+  /** Users, teams and the levels a token's request reserves on. */
+  readonly accounts: Accounts;
   /** Short-lived secrets of tokens, minted for browsers (client_secret routes). */
   readonly secrets: ClientSecrets;
   readonly limiter: RateLimiter;

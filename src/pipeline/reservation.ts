@@ -11,9 +11,15 @@ import { secondsToCharge } from '../billing/price-inputs.js';
 import { classTags, type TokenCounts } from '../billing/token-classes.js';
 import type { CloseTags } from '../store/quota-ledger.js';
 import { countTokens } from './rate-limit.js';
+import type { Level } from '../store/quota-ledger.js';
+import { purseOf, refusalOf } from '../accounts/purse.js';
+import { refundLevels, settleLevels } from '../accounts/level-moves.js';
 
-/** `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. */
-export interface Hold { account: string; id: string; amount: number; durable: boolean; at: number }
+/**
+ * `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. `levels`: the
+ * accounts it was taken from, the token's first (src/accounts/purse.ts).
+ */
+export interface Hold { account: string; id: string; amount: number; durable: boolean; at: number; levels: Level[] }
 
 /** What the answer cost: the upstream's usage, an exact charge, nothing delivered (undefined), or `deferred` (a task). */
 export type Bill = Usage | number | undefined | 'deferred';
@@ -22,13 +28,16 @@ export type Bill = Usage | number | undefined | 'deferred';
 export async function reserve(ex: Exchange, p: Priced, scope: 'request' | 'durable'): Promise<Hold> {
   const { g, ctx } = ex;
   if (!Number.isSafeInteger(p.amount) || p.amount < 0) throw new GatewayError('invalid_request', 'The request asks for more than can be priced');
-  const hold: Hold = { account: p.token.id, id: scope === 'durable' ? newTaskId() : ctx.id, amount: p.amount, durable: scope === 'durable', at: Date.now() };
+  const id = scope === 'durable' ? newTaskId() : ctx.id;
+  const at = Date.now();
+  const purse = await purseOf(g.accounts, p.token, id, at);
+  const hold: Hold = { account: p.token.id, id, amount: p.amount, durable: scope === 'durable', at, levels: purse.levels };
   if (hold.durable) await openSlot(ex, p, hold.id);
   const tags = { user: p.token.user, model: p.model, route: p.route.id, units: billedUnits(p.chosen, p.price, p.inputs) };
-  if (!(await g.store.quota.reserve(hold.account, hold.id, hold.amount, scope, tags))) {
+  const refused = await g.store.quota.reserveLevels(hold.levels, hold.amount, scope, tags);
+  if (refused >= 0) {
     if (hold.durable) await g.store.tasks.close(hold.id);
-    const balance = await g.store.quota.balance(hold.account);
-    throw new GatewayError('insufficient_user_quota', `Insufficient quota: this request may cost up to ${hold.amount}, balance is ${balance ?? 0}`);
+    throw new GatewayError('insufficient_user_quota', refusalOf(purse.names[refused], hold.amount));
   }
   ctx.reserved = hold.amount;
   if (hold.durable) ctx.task = hold.id;
@@ -61,7 +70,7 @@ export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): P
   }
   // The units the vendor reported billing replace the ones reserved for (search units for the documents sent).
   if (typeof bill === 'object' && bill.units !== undefined && p.chosen.per_call) ctx.units = bill.units;
-  const settled = await ex.g.store.quota.settle(hold.account, hold.id, hold.amount, actual, closeTagsOf(ctx.channel, bill, c?.classes));
+  const settled = await settleLevels(ex.g.store.quota, hold.levels, hold.amount, actual, closeTagsOf(ctx.channel, bill, c?.classes));
   ex.ctx.charged = settled.charged;
   if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;
   if (typeof bill === 'object') countTokens(ex.g, p.token, bill);
@@ -85,7 +94,7 @@ export async function release(ex: Exchange, hold: Hold): Promise<void> {
   ctx.charged = 0;
   if (hold.durable && ctx.abort.signal.reason === 'shutdown') return;
   try {
-    await g.store.quota.refund(hold.account, hold.id, hold.amount, { channel: ctx.channel });
+    await refundLevels(g.store.quota, hold.levels, hold.amount, { channel: ctx.channel });
     if (!hold.durable) return;
     await g.store.tasks.close(hold.id);
     await g.tasks.delete(hold.id);

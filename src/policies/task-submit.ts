@@ -55,7 +55,7 @@ function newRecord(ex: Exchange, p: Priced, hold: Hold, ch: CompiledChannel, ups
     id: hold.id, family: task.family ?? p.route.id, route: p.route.id, operation: p.route.operation,
     model: p.model, upstream_model: upstreamModel, owner: { user: p.token.user, token: p.token.id }, group: p.token.group,
     channel: ch.id, upstream_id: upstreamId, status: 'queued', progress: 0, created_at: now, updated_at: now,
-    result_urls: [], quota: { reserved: hold.amount, state: 'reserved', price: p.chosen, units: p.inputs.units, seconds: secondsToCharge(p.price, p.inputs), vendor_unit: p.price.price.vendor_unit?.units }, input: { seconds: p.inputs.seconds, size, prompt, ...(p.batch && { lines_route: p.batch.file.lines!.route }) }, vars: {}, polls: 0,
+    result_urls: [], quota: { reserved: hold.amount, state: 'reserved', levels: hold.levels.length > 1 ? hold.levels.slice(1) : undefined, price: p.chosen, units: p.inputs.units, seconds: secondsToCharge(p.price, p.inputs), vendor_unit: p.price.price.vendor_unit?.units }, input: { seconds: p.inputs.seconds, size, prompt, ...(p.batch && { lines_route: p.batch.file.lines!.route }) }, vars: {}, polls: 0,
     callback: typeof hook === 'string' && hook ? { url: hook, route: task.callback?.route ?? p.route.id, base_url: baseUrlOf(ex.req) } : undefined,
     source_id: p.source?.id,
   };

@@ -49,8 +49,7 @@ async function run(ex: Exchange, r: Resolved, rules: CompiledRealtime, price: Ch
   const hold = holdFor(price, r.price, rules, ex.g.runtime.promptBytesPerToken);
   const billing = new SessionBilling(ex.g, r.token, ctx.id, { user: r.token.user, model: r.model, route: r.route.id }, hold);
   if (!(await traced(ex, 'reserve', () => billing.open()))) {
-    const balance = await ex.g.store.quota.balance(r.token.id);
-    throw new GatewayError('insufficient_user_quota', `Insufficient quota: a realtime session holds up to ${hold} per response, balance is ${balance ?? 0}`);
+    throw new GatewayError('insufficient_user_quota', `${billing.refusal ?? 'Insufficient quota'} (a realtime session holds up to ${hold} units per response)`);
   }
   try {
     const vendor = await traced(ex, 'dispatch', () => dialVendor(ex, r, rules.maxFrameBytes));

@@ -12,12 +12,20 @@ import { classTags } from '../billing/token-classes.js';
 import type { CloseTags, EntryTags } from '../store/quota-ledger.js';
 import { countTokens } from '../pipeline/rate-limit.js';
 import type { TokenRecord } from '../store/token-store.js';
+import type { Level } from '../store/quota-ledger.js';
+import { purseOf, refusalOf } from '../accounts/purse.js';
+import { refundLevels, settleLevels } from '../accounts/level-moves.js';
 
 export type Charged = 'ok' | 'exhausted';
 
+/** A hold of the session, on every level its token spends from (src/accounts/purse.ts). */
+interface SessionHold { id: string; amount: number; levels?: Level[] }
+
 export class SessionBilling {
   private n = 0;
-  private hold?: { id: string; amount: number };
+  private hold?: SessionHold;
+  /** Why the last hold was refused (the level that could not cover it), for the client's message. */
+  refusal?: string;
   /** Serializes ledger moves: usage events may arrive faster than a store answers. */
   private chain: Promise<unknown> = Promise.resolve();
   charged = 0;
@@ -55,7 +63,7 @@ export class SessionBilling {
     await this.chain;
     const h = this.hold;
     this.hold = undefined;
-    if (h) await this.g.store.quota.refund(this.token.id, h.id, h.amount, { channel: this.channel }).catch((err) => this.g.log.error({ err, session: this.session }, 'refund failed'));
+    if (h?.levels) await refundLevels(this.g.store.quota, h.levels, h.amount, { channel: this.channel }).catch((err) => this.g.log.error({ err, session: this.session }, 'refund failed'));
   }
 
   private async chargeNow(usage: Usage, price: ChosenPrice): Promise<Charged> {
@@ -74,7 +82,7 @@ export class SessionBilling {
     }
     // More than the hold: the rest from the balance, in an entry of its own (reserved and settled at once).
     if (owed > 0) {
-      const topUp = { id: this.nextId(), amount: owed };
+      const topUp: SessionHold = { id: this.nextId(), amount: owed };
       if (!(await this.reserve(topUp))) {
         this.uncharged += owed;
         return 'exhausted';
@@ -85,22 +93,26 @@ export class SessionBilling {
   }
 
   private async take(amount: number): Promise<boolean> {
-    const h = { id: this.nextId(), amount };
+    const h: SessionHold = { id: this.nextId(), amount };
     if (!(await this.reserve(h))) return false;
     this.hold = h;
     return true;
   }
 
-  private reserve(h: { id: string; amount: number }): Promise<boolean> {
+  private async reserve(h: SessionHold): Promise<boolean> {
+    const purse = await purseOf(this.g.accounts, this.token, h.id, Date.now());
+    const refused = await this.g.store.quota.reserveLevels(purse.levels, h.amount, 'request', this.tags);
+    if (refused >= 0) {
+      this.refusal = refusalOf(purse.names[refused], h.amount);
+      return false;
+    }
+    h.levels = purse.levels;
     this.reserved += h.amount;
-    return this.g.store.quota.reserve(this.token.id, h.id, h.amount, 'request', this.tags).then((ok) => {
-      if (!ok) this.reserved -= h.amount;
-      return ok;
-    });
+    return true;
   }
 
-  private async settle(h: { id: string; amount: number }, actual: number, tags: CloseTags): Promise<void> {
-    const s = await this.g.store.quota.settle(this.token.id, h.id, h.amount, actual, tags);
+  private async settle(h: SessionHold, actual: number, tags: CloseTags): Promise<void> {
+    const s = await settleLevels(this.g.store.quota, h.levels!, h.amount, actual, tags);
     this.charged += s.charged;
   }
 

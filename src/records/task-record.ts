@@ -1,4 +1,5 @@
 // The task record: what the gateway knows about one asynchronous job, and the view clients may see.
+import type { Level } from '../store/quota-ledger.js';
 import { randomBytes } from 'node:crypto';
 import type { UnifiedStatus } from '../config/runtime.js';
 import { fillPath } from '../transform/fill-path.js';
@@ -59,6 +60,8 @@ export interface TaskQuota {
   reserved: number; charged?: number; state: 'reserved' | 'settled' | 'refunded';
   price?: ChosenPrice; units?: number; seconds?: number; vendor_unit?: number;
   usage?: Usage; lines?: ChargeLine[]; vendor_charge?: number; vendor_charged?: number;
+  /** The levels reserved on beyond the token's own account (its user's wallet, its team's budget: src/accounts/). */
+  levels?: Level[];
 }
 
 /** A task's vendor path: `{upstream_id}`, `{model}` and the `{var}`s its vendor asked to keep. */

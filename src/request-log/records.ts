@@ -26,7 +26,7 @@ export function taskRecord(t: TaskRecord, end = Date.now()): RequestRecord {
 }
 
 /** Money in: who topped up which token, by how much. */
-export function topupRecord(ref: string, token: { id: string; user: string; group: string }, amount: number, source: string): RequestRecord {
+export function topupRecord(ref: string, token: { id: string | null; user: string; group: string }, amount: number, source: string): RequestRecord {
   return {
     id: ref, kind: 'topup', at: Date.now(), started_at: null, token: token.id, user: token.user, group: token.group, route: source,
     method: null, path: null, model: null, served_model: null, channel: null, attempts: [], status: null, error_code: null,

@@ -16,9 +16,21 @@ export interface TokenRecord {
   tokens_per_minute?: number;
   revoked?: boolean;
   created_at: number;
+  /** Units this token may spend in total (its account's balance is what is left of it); absent: no total cap. */
+  cap?: number;
+  /** Units this token may spend per `cap_period` (an account per period). */
+  period_cap?: number;
+  cap_period?: 'day' | 'week' | 'month';
 }
 
-export interface NewToken { user?: string; group: string; quota: number; models?: string[]; expiresAt?: number; name?: string; tokensPerMinute?: number }
+/**
+ * `user`: the owning user's id (the token then spends from that user's wallet; `quota` is 0 unless it is its own
+ * account of an earlier release). `cap`: the total the token may spend, which its account then holds.
+ */
+export interface NewToken {
+  user?: string; group: string; quota: number; models?: string[]; expiresAt?: number; name?: string; tokensPerMinute?: number;
+  cap?: number; periodCap?: number; capPeriod?: 'day' | 'week' | 'month';
+}
 
 /** What an operator may change on a token (null removes a field); its key, user and balance are not among them. */
 export interface TokenChange { group?: string; models?: string[] | null; name?: string | null; expires_at?: number | null; tokens_per_minute?: number | null }
@@ -45,9 +57,9 @@ export class TokenStore {
     const record: TokenRecord = {
       id, hash: hashKey(key), name: t.name, user: t.user ?? id, group: t.group,
       models: t.models?.length ? t.models : undefined, expires_at: t.expiresAt, tokens_per_minute: t.tokensPerMinute,
-      created_at: Math.floor(Date.now() / 1000),
+      created_at: Math.floor(Date.now() / 1000), cap: t.cap, period_cap: t.periodCap, cap_period: t.periodCap === undefined ? undefined : t.capPeriod,
     };
-    await this.store.quota.createAccount(id, t.quota);
+    await this.store.quota.createAccount(id, t.cap ?? t.quota);
     await this.kv.set(`key:${record.hash}`, record);
     await this.kv.set(`id:${id}`, record.hash);
     return { key, record };
@@ -104,6 +116,17 @@ export class TokenStore {
       next.revoked = true;
       await this.kv.set(`key:${rec.hash}`, next);
     }
+    await this.invalidate(rec.hash);
+    return next;
+  }
+
+  /** Gives the token to a user (the upgrade from tokens that were their own accounts); undefined when there is no such token. */
+  async setUser(id: string, user: string): Promise<TokenRecord | undefined> {
+    const rec = await this.byId(id);
+    if (!rec) return undefined;
+    const next = { ...rec, user };
+    await this.kv.set(`key:${rec.hash}`, next);
+    if (!next.revoked && (await this.kv.get(`revoked:${id}`))) await this.kv.set(`key:${rec.hash}`, { ...next, revoked: true });
     await this.invalidate(rec.hash);
     return next;
   }

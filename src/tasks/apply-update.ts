@@ -1,4 +1,5 @@
 // Applies a refreshed status to a task; a terminal status settles or refunds its quota exactly once.
+import { levelsOfTask, refundLevels, settleLevels } from '../accounts/level-moves.js';
 import type { Gateway } from '../pipeline/gateway.js';
 import type { UnifiedStatus } from '../config/runtime.js';
 import { isFinal, nowSeconds, type TaskRecord } from '../records/task-record.js';
@@ -51,10 +52,10 @@ async function finalize(g: Gateway, t: TaskRecord, update: TaskUpdate | undefine
   if (t.quota.state !== 'reserved') return;
   if (t.status === 'completed') {
     const bill = taskCharge(t, update);
-    const settled = await g.store.quota.settle(t.owner.token, t.id, t.quota.reserved, bill.actual, bill.tags);
+    const settled = await settleLevels(g.store.quota, levelsOfTask(t.owner.token, t.id, t.quota.levels), t.quota.reserved, bill.actual, bill.tags);
     t.quota = { ...t.quota, state: 'settled', charged: settled.charged, ...bill.kept };
   } else {
-    await g.store.quota.refund(t.owner.token, t.id, t.quota.reserved, { channel: t.channel });
+    await refundLevels(g.store.quota, levelsOfTask(t.owner.token, t.id, t.quota.levels), t.quota.reserved, { channel: t.channel });
     t.quota = { ...t.quota, state: 'refunded', charged: 0 };
   }
   g.log.info({ task_id: t.id, status: t.status, token_id: t.owner.token, model: t.model, channel: t.channel, charged: t.quota.charged, error: t.error?.code }, 'task finished');

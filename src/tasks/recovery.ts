@@ -3,6 +3,7 @@
 // or refunded and marked failed once the vendor cannot or will not say. Every instance runs it at start and
 // every `tasks.sweep_interval_ms` (pruning long-expired task catalog entries too); each step is idempotent or done
 // under the task's lease, so several may run.
+import { refundLevels } from '../accounts/level-moves.js';
 import type { Gateway } from '../pipeline/gateway.js';
 import type { CompiledChannel, CompiledReconcile } from '../config/runtime.js';
 import type { PendingTask } from '../store/task-index.js';
@@ -100,7 +101,11 @@ async function recoverSubmit(g: Gateway, p: PendingTask): Promise<Outcome> {
 /** No record: the process died before its first attempt. Whatever it reserved goes back, and the slot is freed. */
 export async function dropOrphan(g: Gateway, id: string): Promise<Outcome> {
   const r = await g.store.quota.reservationOf(id);
-  if (r) await g.store.quota.refund(r.account, id, r.amount);
+  if (r) {
+    // Its other levels (wallet, team budget) are reservations of their own, named after it.
+    const levels = (await g.store.quota.openOf(r.owner)).filter((o) => o.request.startsWith(`${id}>`));
+    await refundLevels(g.store.quota, [{ account: r.account, request: id }, ...levels], r.amount);
+  }
   await g.store.tasks.close(id);
   return 'failed';
 }

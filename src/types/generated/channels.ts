@@ -94,7 +94,7 @@ export interface DispatchSettings {
   breaker_failure_rate?: number;
 }
 /**
- * How token usage is estimated before the upstream reports it.
+ * How token usage is estimated before the upstream reports it, and the calendar and alerts of budgets.
  */
 export interface BillingSettings {
   /**
@@ -105,6 +105,31 @@ export interface BillingSettings {
    * Quota units per US dollar, for the dollar figures token holders' front-ends show (`/v1/dashboard/billing/*`) and the admin usage report. The shipped prices make one unit a tenth of a cent.
    */
   units_per_usd?: number;
+  /**
+   * The IANA time zone whose calendar budget periods (day, week from Monday, month) follow: a team's budget and a token's or member's cap for a period reset at local midnight there (default UTC).
+   */
+  time_zone?: string;
+  budget_alerts?: BudgetAlertSettings;
+}
+/**
+ * Alerts when a team's budget, a member's cap or a token's cap for a period passes a share of itself: one event per threshold, period and account across every instance, as a log line and, when `webhook_url` is set, a signed webhook.
+ */
+export interface BudgetAlertSettings {
+  /**
+   * Percentages of the period's budget at which an alert is sent (default 50, 80, 100).
+   *
+   * @minItems 1
+   * @maxItems 10
+   */
+  thresholds?: [number, ...number[]];
+  /**
+   * Where alerts are POSTed as JSON (retried with back-off; never on a request's path).
+   */
+  webhook_url?: string;
+  /**
+   * The HMAC-SHA256 key that signs each webhook body (header X-Switchyard-Signature); use ${env:NAME} to keep it out of the file.
+   */
+  webhook_secret?: string;
 }
 /**
  * A token group.

@@ -1,0 +1,8 @@
+// The admin code paths' refusal (tokens, users, teams), turned into the contract's shape by the API and into exit codes by the CLI.
+/**
+ * A refusal that names what was wrong; `notFound` when the token (or `what`: the user, the team) does not exist;
+ * `conflict` when the change cannot apply to the current state (a user already in another team).
+ */
+export class TokenAdminError extends Error {
+  constructor(message: string, readonly field?: string, readonly notFound = false, readonly what: 'token' | 'user' | 'team' = 'token', readonly conflict = false) { super(message); }
+}
