@@ -3,7 +3,7 @@
 // insufficient_user_quota, Shape A) and when a period's budget resets, and nothing about balances.
 import { test as nodeTest, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, fixture, type Stack } from './helpers/stack.js';
+import { startStack, type Stack } from './helpers/stack.js';
 import { post, chatUrl, assertShapeA } from './helpers/api.js';
 import { TokenAdmin } from '../src/admin/token-admin.js';
 import { UserAdmin } from '../src/admin/user-admin.js';
@@ -18,7 +18,7 @@ const chat = (prompt = 'hi') => ({ model: 'gpt-4o-mini', max_tokens: 10, message
 let perRequest = 0; // what one chat() request reserves
 
 before(async () => {
-  stack = await startStack({ configDir: fixture('gateway') });
+  stack = await startStack({});
   const g = stack.gw.gateway;
   tokens = new TokenAdmin(g.store, g.tokens, () => g.runtime, undefined, g.accounts);
   users = new UserAdmin(g.store, g.accounts, () => g.runtime);
@@ -129,4 +129,29 @@ test('a disabled user\'s tokens get 401 invalid_api_key, and work again once ena
   assertShapeA(await post(chatUrl(stack), chat(), key), 401, 'invalid_api_key', 'invalid_request_error', 'Invalid API key');
   await users.setDisabled(u.id, false);
   assert.equal((await post(chatUrl(stack), chat(), key)).status, 200);
+});
+
+test('the billing endpoints answer from the user and team: the balance is what the tightest level has left', async () => {
+  const get = async (path: string, key: string) => (await fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<any>;
+  const u = await newUser('billing', 10 * perRequest);
+  const a = await tokens.create({ user: u.id });
+  const b = await tokens.create({ user: u.id });
+  assert.equal((await post(chatUrl(stack), chat(), a.key)).status, 200);
+  await settled();
+  const wallet = (await users.get(u.id)).balance;
+  const spent = 10 * perRequest - wallet;
+  const perUsd = stack.gw.gateway.runtime.unitsPerUsd;
+  const subB = await get('/v1/dashboard/billing/subscription', b.key);
+  assert.equal(subB.balance, wallet, 'a second token of the user shows the shared wallet');
+  assert.equal(subB.hard_limit_usd, Math.round(((wallet + spent) / perUsd) * 1e6) / 1e6);
+  const usageB = await get('/dashboard/billing/usage', b.key);
+  assert.equal(usageB.total_usage, Math.round((spent / perUsd) * 1e6) / 1e6 * 100, 'usage counts every token of the user');
+  // A team budget below the wallet is what the token can spend.
+  const team = await teams.create({ name: `billing-${n}`, budget: 2 * perRequest, period: 'day' });
+  await teams.add(team.id, u.id);
+  assert.equal((await get('/v1/dashboard/billing/subscription', a.key)).balance, 2 * perRequest);
+  // No bounded level: new-api's unlimited figure.
+  const staff = await newUser('unbounded', 0, true);
+  const s = await tokens.create({ user: staff.id });
+  assert.equal((await get('/v1/dashboard/billing/subscription', s.key)).hard_limit_usd, 100_000_000);
 });

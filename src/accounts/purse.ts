@@ -92,3 +92,14 @@ export function refusalOf(n: LevelName, amount: number): string {
   }[n.kind];
   return `Insufficient quota: this request may cost up to ${amount} units and ${what}${resets}`;
 }
+
+/**
+ * What a token can still spend: the least that any bounded level has left (its caps, its user's wallet, its
+ * member's cap and team's budget for the period); undefined when no level bounds it (an unlimited user with no caps).
+ */
+export async function spendableOf(a: Accounts, store: Store, token: TokenRecord, now: number): Promise<number | undefined> {
+  const purse = await purseOf(a, token, 'spendable', now);
+  const bounded = purse.levels.filter((l) => !l.unchecked);
+  const left = await Promise.all(bounded.map(async (l) => (await store.quota.balance(l.account)) ?? 0));
+  return left.length ? Math.max(0, Math.min(...left)) : undefined;
+}

@@ -62,6 +62,7 @@ export class TokenStore {
     await this.store.quota.createAccount(id, t.cap ?? t.quota);
     await this.kv.set(`key:${record.hash}`, record);
     await this.kv.set(`id:${id}`, record.hash);
+    await this.index(record.user, id);
     return { key, record };
   }
 
@@ -125,10 +126,28 @@ export class TokenStore {
     const rec = await this.byId(id);
     if (!rec) return undefined;
     const next = { ...rec, user };
+    await this.index(user, id);
     await this.kv.set(`key:${rec.hash}`, next);
     if (!next.revoked && (await this.kv.get(`revoked:${id}`))) await this.kv.set(`key:${rec.hash}`, { ...next, revoked: true });
     await this.invalidate(rec.hash);
     return next;
+  }
+
+  /** The ids of a user's tokens (for reports and balances summed over them), oldest first. */
+  async idsOf(user: string): Promise<string[]> {
+    return (await this.kv.get<string[]>(`user:${user}`)) ?? [];
+  }
+
+  /**
+   * Adds a token to its user's list. Two writers of one list may race (read, then write): each checks its id is
+   * there after writing and adds it again if the other's write dropped it.
+   */
+  private async index(user: string, id: string): Promise<void> {
+    for (let i = 0; i < 5; i++) {
+      const ids = await this.idsOf(user);
+      if (ids.includes(id)) return;
+      await this.kv.set(`user:${user}`, [...ids, id]);
+    }
   }
 
   /** Drops the record from this instance's cache and, through the store, from every other instance's. */
