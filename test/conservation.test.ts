@@ -52,6 +52,13 @@ describe('conservation on each store', { concurrency: true }, () => {
         console.log(`conservation (${kind}): ${runs} runs, seed ${seed}: balance = topups − charges held for every account; ` +
           `log on ${logOn}: ${sum('records')} records, ${sum('closed')} closed reservations, ${sum('lostToKills')} without a record after a kill -9 ` +
           `(${figures.reduce((s, f) => s + f.kills, 0)} kills)`);
+        // Per level: the tokens' accounts, the two wallets, the team's budget and the members' caps for the month.
+        const levels = new Map<string, { checked: number; charges: number }>();
+        for (const a of figures.flatMap((f) => f.accounts)) {
+          const l = levels.get(a.account) ?? { checked: 0, charges: 0 };
+          levels.set(a.account, { checked: l.checked + 1, charges: l.charges + a.charges });
+        }
+        console.log(`conservation (${kind}) per level: ${[...levels].map(([k, l]) => `${k} ${l.checked} runs, ${l.charges} charged`).join('; ')}`);
       });
   }
 });

@@ -10,6 +10,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import { TokenStore } from '../../src/store/token-store.js';
+import { openAccounts } from '../../src/accounts/purse.js';
+import { periodAt } from '../../src/accounts/periods.js';
+import { walletOf } from '../../src/accounts/user-store.js';
+import { memberCapAccount, teamBudgetAccount } from '../../src/accounts/team-store.js';
+import { isBudgetLevel } from '../../src/store/quota-ledger.js';
 import type { LedgerEntry } from '../../src/store/quota-ledger.js';
 import { quickTaskConfig, spawnGateway, type ChildGateway } from './child-gateway.js';
 import { expectedCharge } from './api.js';
@@ -155,14 +160,31 @@ export function checkAccount(account: string, balance: number, entries: LedgerEn
     assert.ok(charge >= 0, `${request}: charge ${charge} is negative`);
     if (reserves.length) assert.ok(charge <= reserved, `${request}: charge ${charge} exceeds its reservation ${reserved}`);
     for (const l of late) assert.ok(l.amount >= 0, `${request}: a late charge is never negative`);
-    const matrix = expect.find((x) => x.request === request);
+    // A level beyond the token's own is kept under `<request>><account>` and charged what the request was.
+    const matrix = expect.find((x) => x.request === request.split('>')[0]);
     if (matrix && reserves.length) assert.equal(charge, matrix.charge(reserved), `${request}: the billing matrix`);
     charges += charge;
   }
   assert.equal(balance, topups - charges, `${account}: balance = topups − charges`);
 }
 
-export interface RunFigures { actions: number; kills: number; requests: number; accounts: { balance: number; topups: number; charges: number }[]; log: LogCheck }
+export interface RunFigures { actions: number; kills: number; requests: number; accounts: { account: string; balance: number; topups: number; charges: number }[]; log: LogCheck }
+
+/**
+ * Two users in one team with a monthly budget and a member cap, each with a wallet, one token each (the second capped
+ * in total): every request reserves on four or five levels. `levels`: every account beyond the tokens' own.
+ */
+async function teamOfTwo(store: Store, quota: number) {
+  const accounts = openAccounts(store, 0, () => 'UTC');
+  const tokens = new TokenStore(store, 0);
+  const team = await accounts.teams.create({ name: 'team', budget: quota * 2, member_cap: Math.round(quota * 1.5), period: 'month' });
+  const users = [await accounts.users.create({ name: 'one', group: 'default' }, quota), await accounts.users.create({ name: 'two', group: 'default' }, quota * 2)];
+  for (const u of users) await accounts.users.update({ ...u, team: team.id });
+  const made = [await tokens.create({ group: 'default', quota: 0, user: users[0].id }), await tokens.create({ group: 'default', quota: 0, user: users[1].id, cap: quota * 2 })];
+  const period = periodAt('month', Date.now(), 'UTC').key;
+  const wallets = users.map((u) => walletOf(u.id));
+  return { made, wallets, levels: [...wallets, teamBudgetAccount(team.id, period), ...users.map((u) => memberCapAccount(team.id, period, u.id))] };
+}
 
 export interface PropertyOptions {
   /** Gets each passing run's figures (for the record of a test run). */
@@ -181,9 +203,8 @@ export function conservationProperty(fresh: (i: number) => Promise<string>, simU
     const [uri, logUri] = [await fresh(i), await (o.log ?? sqliteLog)(i)];
     i++;
     const store = await openStore(uri, { quotaFlushMs: 0 });
-    const tokens = new TokenStore(store, 0);
-    const made = [await tokens.create({ group: 'default', quota }), await tokens.create({ group: 'default', quota: quota * 2 })];
-    const run = new Run(simUrl(), uri, logUri, store, made.map((m) => m.key), made.map((m) => m.record.id));
+    const { made, wallets, levels } = await teamOfTwo(store, quota);
+    const run = new Run(simUrl(), uri, logUri, store, made.map((m) => m.key), wallets);
     try {
       await run.restart();
       for (const a of actions) await run.perform(a);
@@ -195,13 +216,16 @@ export function conservationProperty(fresh: (i: number) => Promise<string>, simU
       assert.equal(await run.gw.stop(), 0, 'the last gateway stops cleanly');
       const figures: RunFigures = { actions: actions.length, kills: run.kills.length, requests: 0, accounts: [], log: { records: 0, closed: 0, lostToKills: 0 } };
       const entries: LedgerEntry[] = [];
-      for (const account of run.accounts) {
-        const [balance, mine] = [(await store.quota.balance(account))!, await store.quota.entries(account)];
+      for (const account of [...made.map((m) => m.record.id), ...levels]) {
+        const balance = await store.quota.balance(account);
+        if (balance === undefined) continue; // a period account no request reached
+        const mine = await store.quota.entries(account);
         checkAccount(account, balance, mine, run.expect);
         const topups = mine.filter((e) => e.kind === 'topup').reduce((sum, e) => sum - e.amount, 0);
+        figures.accounts.push({ account: account.replace(/_[0-9a-f]{12}/g, ''), balance, topups, charges: topups - balance });
+        if (isBudgetLevel(account)) continue;
         figures.requests += mine.filter((e) => e.kind === 'reserve').length;
-        figures.accounts.push({ balance, topups, charges: topups - balance });
-        entries.push(...mine);
+        entries.push(...mine); // the request log records each request once, as its token's account does
       }
       const log = await openLogStore(logUri);
       try { figures.log = checkLog(entries, await allRecords(log), run.kills); } finally { await log.close(); }
