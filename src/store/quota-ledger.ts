@@ -85,7 +85,10 @@ export interface QuotaLedger {
   settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled>;
   /** Returns the whole reservation. Once per request, and never after a settle. */
   refund(account: string, request: string, reserved: number, tags?: CloseTags): Promise<void>;
-  /** `tags.route` says where the money came from (the CLI, the admin API). False: `ref` was topped up before (nothing moved). */
+  /**
+   * `tags.route` says where the money came from (the CLI, the admin API). False: `ref` was topped up before (nothing
+   * moved). A negative amount takes money out without a check (the other half of a transfer, a budget lowered).
+   */
   topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<boolean>;
   /**
    * The entries the store still holds, in the order written (by `at`): on Redis those whose markers have not expired,

@@ -86,7 +86,7 @@ export class RedisQuotaLedger implements QuotaLedger {
   private async credit(account: string, amount: number, ref: string, ttl: number, tags?: EntryTags): Promise<boolean> {
     const A = acctKey(account);
     const r = await topup.run(this.client, [`${A}bal`, `${A}entry:topup:${ref}`, `${A}entries`],
-      [account, `topup:${ref}`, whole(amount), Date.now(), tags?.route ?? '', tags?.user ?? '', ttl]);
+      [account, `topup:${ref}`, signed(amount), Date.now(), tags?.route ?? '', tags?.user ?? '', ttl]);
     if (Number(r) === -1) throw new Error(`quota_no_account: ${account}`);
     return Number(r) === 1;
   }
@@ -229,6 +229,13 @@ const closeArgs = (t: CloseTags | undefined) =>
   [t?.channel ?? '', t?.prompt_tokens ?? '', t?.completion_tokens ?? '', t?.units ?? '', ...usageClasses.map((n) => t?.[n] ?? '')];
 
 /** Amounts are whole units; anything else is a bug upstream of the store, refused before it reaches Lua. */
+/** A topup may be negative: money moved out (the other half of a transfer, a budget lowered). */
+function signed(amount: number): number {
+  const n = Math.round(amount);
+  if (!Number.isSafeInteger(n)) throw new Error(`quota amount ${amount} is not a safe integer`);
+  return n;
+}
+
 function whole(amount: number): number {
   const n = Math.round(amount);
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`quota amount ${amount} is not a non-negative safe integer`);

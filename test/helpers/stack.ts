@@ -1,4 +1,6 @@
 // Test harness: the vendor simulator and a gateway in front of it on loopback, with a fresh store and captured logs.
+import { randomBytes } from 'node:crypto';
+import { isUserId, walletOf } from '../../src/accounts/user-store.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,11 +64,18 @@ async function gatewayOn(sim: Simulator, storeUri: string, opts: StackOptions): 
     storeUri,
     logs: () => lines.map((l) => JSON.parse(l)),
     rawLogs: () => lines.join('\n'),
+    // A token of a user of its own, the user's wallet holding the quota: how tokens are made today.
     async token(t = {}) {
-      const { key, record } = await gw.gateway.tokens.create({ group: t.group ?? 'default', quota: t.quota ?? 1_000_000, models: t.models });
+      const group = t.group ?? 'default';
+      const user = await gw.gateway.accounts.users.create({ name: `test-${randomBytes(6).toString('hex')}`, group }, t.quota ?? 1_000_000);
+      const { key, record } = await gw.gateway.tokens.create({ group, quota: 0, user: user.id, models: t.models });
       return { key, id: record.id };
     },
-    balance: (id) => gw.store.quota.balance(id),
+    /** What a token can draw on: its user's wallet (a token of no user: its own account). */
+    async balance(id) {
+      const rec = await gw.gateway.tokens.byId(id);
+      return gw.store.quota.balance(rec && isUserId(rec.user) ? walletOf(rec.user) : id);
+    },
     async restartGateway() {
       await gw.close();
       gw = await boot();
