@@ -1,11 +1,15 @@
 // The Redis quota ledger's keys and Lua scripts (redis-quota.ts runs them): each movement is one script that checks and
 // moves an account's balance atomically, on the one Redis Cluster slot of the account's hash tag.
+import { isBudgetLevel } from './budget-level.js';
 import { usageClasses } from './quota-ledger.js';
 import { LuaScript } from './redis-client.js';
 import { hourMs } from './usage.js';
 
 // Keys. Everything a movement touches belongs to one account and carries its hash tag `{a:<account>}`, so every
-// script runs on one Redis Cluster slot (on one node it is just a name):
+// script runs on one Redis Cluster slot (on one node it is just a name). A budget level `~X…` (budget-level.ts; X its
+// id up to the first `@` or `/`) is `sy:quota:~{a:X}<the rest of its id>:`: on X's slot, so a reservation's levels that
+// belong to one team, user or token are taken by one script on a cluster; the `~` before the tag keeps its keys apart
+// from those of an account named X, and two budget levels of X differ in what follows the tag.
 //   sy:quota:{a:<acct>}:bal  balance · …:open:<request>  the open reservation, until closed
 //   …:entry:<entry>  marker holding the entry as JSON. A reservation's (`<request>:reserve`) is kept while it is open;
 //     at its close it and the close's (`<request>:close`) expire together, markerTtlMs[scope] later. A topup's
@@ -20,9 +24,20 @@ import { hourMs } from './usage.js';
 // to a closed reservation is harmless and skipped; a reservation nobody points to could never be swept):
 //   sy:quota:accounts  every account (for usage over all) · sy:quota:owners  owners that may hold reservations
 //   sy:quota:{own:<owner>}:open  hash request → account of the owner's reservations
+// Budget levels are in no index but the owner's: they have no usage to report, and no list of them to prune.
 // Tags travel as strings, '' for none; an entry's JSON leaves out the ones it does not have.
 const P = 'sy:quota:';
-export const acctKey = (account: string) => `${P}{a:${account}}:`;
+export const acctKey = (account: string) => {
+  if (!isBudgetLevel(account)) return `${P}{a:${account}}:`;
+  const end = tagEnd(account);
+  return `${P}~{a:${account.slice(1, end)}}${account.slice(end)}:`;
+};
+/** What decides an account's slot on a cluster: accounts with the same tag share one. */
+export const slotTag = (account: string) => (isBudgetLevel(account) ? account.slice(1, tagEnd(account)) : account);
+const tagEnd = (account: string) => {
+  const at = /[@/]/.exec(account);
+  return at ? at.index : account.length;
+};
 export const accountsKey = `${P}accounts`;
 export const ownersKey = `${P}owners`;
 export const ownerKey = (owner: string) => `${P}{own:${owner}}:open`;
@@ -108,7 +123,8 @@ return 1`);
 // for a durable reservation, usage retention (ms), channel, prompt_tokens, completion_tokens, units, then the token
 // classes in usageClasses' order (cached_tokens … vendor_charged). Returns {charged, uncharged, owner of the
 // reservation it closed or ''}; a request closed before answers what that close charged. Once both markers have
-// expired a close finds nothing and moves nothing, as for a request never reserved.
+// expired a close finds nothing and moves nothing, as for a request never reserved. A budget level's close skips the
+// rollup (its usage keys are declared all the same: they name its slot).
 export const close = new LuaScript(`${lib}
 local account, request, kind, want, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6])
 local prior = redis.call('GET', A .. 'entry:' .. request .. ':close')
@@ -147,7 +163,8 @@ row(request .. ':close', ttl, account, request, kind, charged - amount, now, unc
 if redis.call('PEXPIRE', A .. 'entry:' .. request .. ':reserve', int(ttl)) == 1 then
   redis.call('ZADD', A .. 'entries', int(now + ttl), request .. ':reserve')
 end
-rollup(account, now, t, charged, uncharged, tonumber(ARGV[9]))
+-- A budget level's close moves its money only: the request is counted once, on its token's account.
+if string.byte(account, 1) ~= 126 then rollup(account, now, t, charged, uncharged, tonumber(ARGV[9])) end
 if open then redis.call('DEL', A .. 'open:' .. request) end
 return {charged, uncharged, str(owner) or ''}`);
 

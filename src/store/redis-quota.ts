@@ -9,6 +9,7 @@ import { clampCharge, defaultRetention, tagsOf, usageClasses, type CloseTags, ty
 import type { RedisClient } from './redis-client.js';
 import { countsOf, groupCells, hourMs, hourOf, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
 import { acctKey, accountsKey, ownersKey, ownerKey, dayMs, reserve, close, topup, trim, shift } from './redis-quota-scripts.js';
+import { isBudgetLevel } from './budget-level.js';
 
 /** Accounts trimmed at once by prune, and list entries it moves under the index per call at most. */
 const pruneBatch = 100;
@@ -27,9 +28,12 @@ export class RedisQuotaLedger implements QuotaLedger {
   constructor(private readonly client: RedisClient, private readonly owner = '', private readonly alive?: (owners: string[]) => Promise<Set<string>>,
     private readonly keep: Retention = defaultRetention) {}
 
-  /** The creation topup's marker stays with the account (one each), so creating an account again never credits it twice. */
+  /**
+   * The creation topup's marker stays with the account (one each), so creating an account again never credits it twice.
+   * A budget level is not listed with the accounts: it has no usage for usage() to read.
+   */
   async createAccount(account: string, initial: number): Promise<void> {
-    await this.client.sAdd(accountsKey, account);
+    if (!isBudgetLevel(account)) await this.client.sAdd(accountsKey, account);
     await this.client.set(`${acctKey(account)}bal`, '0', { condition: 'NX' });
     if (initial > 0) await this.credit(account, initial, `create:${account}`, 0);
   }
