@@ -43,9 +43,10 @@ export const ownersKey = `${P}owners`;
 export const ownerKey = (owner: string) => `${P}{own:${owner}}:open`;
 export const dayMs = 24 * hourMs;
 
-// KEYS[1] is the account's `bal` key: scripts derive the account's prefix A from it. KEYS lists every key a script
-// touches: on a cluster, a slot caught mid-move is refused before the script runs (ASK, TRYAGAIN: retried) only for
-// declared keys; an undeclared one already moved would fail the script halfway, after some of its writes.
+// KEYS[1] is the account's `bal` key: scripts derive the account's prefix A from it (reserveLevels moves A from level to
+// level). KEYS lists every key a script touches: on a cluster, a slot caught mid-move is refused before the script runs
+// (ASK, TRYAGAIN: retried) only for declared keys; an undeclared one already moved would fail the script halfway, after
+// some of its writes.
 // Times go to Redis as integers (%d): a Lua number may be sent in exponent form, which PEXPIREAT refuses.
 const lib = `
 local A = string.sub(KEYS[1], 1, -4)
@@ -100,22 +101,44 @@ local function rollup(account, at, t, charged, uncharged, keep)
 end
 `;
 
-// KEYS: the account's bal, the reservation's marker, the marker index, the open reservation. ARGV: account, request,
-// amount, owner, scope, now, user, model, route, units. Returns 1 applied (or already applied), 0 not covered, -1 no
-// account. Redis runs a script with no other command in between: "seen?", "covered?" and the debit are one step.
-// The marker is kept while the reservation is open, so a repeated reserve finds it however long the request runs.
-export const reserve = new LuaScript(`${lib}
-local account, request, amount, owner = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
-if redis.call('EXISTS', A .. 'entry:' .. request .. ':reserve') == 1 then return 1 end
-local balance = redis.call('GET', KEYS[1])
-if not balance then return -1 end
-if tonumber(balance) < amount then return 0 end
-redis.call('DECRBY', KEYS[1], amount)
-local t = {user = tag(ARGV[7]), model = tag(ARGV[8]), route = tag(ARGV[9]), units = num(ARGV[10])}
-row(request .. ':reserve', 0, account, request, 'reserve', amount, tonumber(ARGV[6]), 0, t)
-redis.call('SET', A .. 'open:' .. request, cjson.encode({request = request, account = account, amount = amount, owner = owner, scope = ARGV[5], at = tonumber(ARGV[6]),
-  user = t.user, model = t.model, route = t.route, units = t.units}))
-return 1`);
+// A reservation on every level of a request (redis-quota.ts reserveLevels), all or nothing. KEYS: per level its bal,
+// its reservation's marker, its marker index, its open reservation; then, on one server, the owner's index (on a
+// cluster it is in a slot of its own, written before). ARGV: amount, owner, scope, now, user, model, route, units, then
+// per level its account, its request id and '1' when unchecked. Returns the index (from 0) of the first level that
+// cannot cover the amount or has no account, with nothing written; else -1 − the number of levels taken (a level whose
+// marker exists is a repeat, left as it is: -1 when every level is). Redis runs a script with no other command in
+// between: "seen?", "covered?" and the debits are one step. A marker is kept while its reservation is open, so a repeat
+// finds it however long the request runs.
+export const reserveLevels = new LuaScript(`${lib}
+local amount, owner, scope, now = tonumber(ARGV[1]), ARGV[2], ARGV[3], tonumber(ARGV[4])
+local n = math.floor(#KEYS / 4)
+local take, held = {}, {}
+-- Every check before any write. \`held\`: what this script takes from a balance that two levels share.
+for i = 1, n do
+  local bal = KEYS[4 * i - 3]
+  if redis.call('EXISTS', KEYS[4 * i - 2]) == 0 then
+    local balance = redis.call('GET', bal)
+    if not balance then return i - 1 end
+    local after = tonumber(balance) - (held[bal] or 0) - amount
+    if after < 0 and ARGV[8 + 3 * i] ~= '1' then return i - 1 end
+    held[bal] = (held[bal] or 0) + amount
+    take[#take + 1] = i
+  end
+end
+local t = {user = tag(ARGV[5]), model = tag(ARGV[6]), route = tag(ARGV[7]), units = num(ARGV[8])}
+local pointers = {}
+for _, i in ipairs(take) do
+  local account, request = ARGV[6 + 3 * i], ARGV[7 + 3 * i]
+  A = string.sub(KEYS[4 * i - 3], 1, -4)
+  redis.call('DECRBY', KEYS[4 * i - 3], amount)
+  row(request .. ':reserve', 0, account, request, 'reserve', amount, now, 0, t)
+  redis.call('SET', KEYS[4 * i], cjson.encode({request = request, account = account, amount = amount, owner = owner, scope = scope, at = now,
+    user = t.user, model = t.model, route = t.route, units = t.units}))
+  pointers[#pointers + 1] = request
+  pointers[#pointers + 1] = account
+end
+if #KEYS > 4 * n and #pointers > 0 then redis.call('HSET', KEYS[#KEYS], unpack(pointers)) end
+return -1 - #take`);
 
 // KEYS: the account's bal, the close's marker, the open reservation, the reservation's marker, the marker index, the
 // totals, the hour's and the day's cells, the period indexes. ARGV: account, request, kind (settle|refund), wanted
