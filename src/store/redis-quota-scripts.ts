@@ -24,7 +24,9 @@ import { hourMs } from './usage.js';
 // to a closed reservation is harmless and skipped; a reservation nobody points to could never be swept):
 //   sy:quota:accounts  every account (for usage over all) · sy:quota:owners  owners that may hold reservations
 //   sy:quota:{own:<owner>}:open  hash request → account of the owner's reservations
-// Budget levels are in no index but the owner's: they have no usage to report, and no list of them to prune.
+// Budget levels are in no index but the owner's: usage() has nothing to read of them. So prune does not trim their
+// marker index: each write to it drops the members expired by then, and a period that is over keeps the members of its
+// last marker window (TODO(i39): an index of budget levels to prune, which itself must not grow with every period).
 // Tags travel as strings, '' for none; an entry's JSON leaves out the ones it does not have.
 const P = 'sy:quota:';
 export const acctKey = (account: string) => {
