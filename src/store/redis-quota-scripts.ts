@@ -1,11 +1,15 @@
 // The Redis quota ledger's keys and Lua scripts (redis-quota.ts runs them): each movement is one script that checks and
 // moves an account's balance atomically, on the one Redis Cluster slot of the account's hash tag.
+import { isBudgetLevel } from './budget-level.js';
 import { usageClasses } from './quota-ledger.js';
 import { LuaScript } from './redis-client.js';
 import { hourMs } from './usage.js';
 
 // Keys. Everything a movement touches belongs to one account and carries its hash tag `{a:<account>}`, so every
-// script runs on one Redis Cluster slot (on one node it is just a name):
+// script runs on one Redis Cluster slot (on one node it is just a name). A budget level `~X…` (budget-level.ts; X its
+// id up to the first `@` or `/`) is `sy:quota:~{a:X}<the rest of its id>:`: on X's slot, so a reservation's levels that
+// belong to one team, user or token are taken by one script on a cluster; the `~` before the tag keeps its keys apart
+// from those of an account named X, and two budget levels of X differ in what follows the tag.
 //   sy:quota:{a:<acct>}:bal  balance · …:open:<request>  the open reservation, until closed
 //   …:entry:<entry>  marker holding the entry as JSON. A reservation's (`<request>:reserve`) is kept while it is open;
 //     at its close it and the close's (`<request>:close`) expire together, markerTtlMs[scope] later. A topup's
@@ -20,17 +24,31 @@ import { hourMs } from './usage.js';
 // to a closed reservation is harmless and skipped; a reservation nobody points to could never be swept):
 //   sy:quota:accounts  every account (for usage over all) · sy:quota:owners  owners that may hold reservations
 //   sy:quota:{own:<owner>}:open  hash request → account of the owner's reservations
+// Budget levels are in no index but the owner's: usage() has nothing to read of them. So prune does not trim their
+// marker index: each write to it drops the members expired by then, and a period that is over keeps the members of its
+// last marker window (TODO(i39): an index of budget levels to prune, which itself must not grow with every period).
 // Tags travel as strings, '' for none; an entry's JSON leaves out the ones it does not have.
 const P = 'sy:quota:';
-export const acctKey = (account: string) => `${P}{a:${account}}:`;
+export const acctKey = (account: string) => {
+  if (!isBudgetLevel(account)) return `${P}{a:${account}}:`;
+  const end = tagEnd(account);
+  return `${P}~{a:${account.slice(1, end)}}${account.slice(end)}:`;
+};
+/** What decides an account's slot on a cluster: accounts with the same tag share one. */
+export const slotTag = (account: string) => (isBudgetLevel(account) ? account.slice(1, tagEnd(account)) : account);
+const tagEnd = (account: string) => {
+  const at = /[@/]/.exec(account);
+  return at ? at.index : account.length;
+};
 export const accountsKey = `${P}accounts`;
 export const ownersKey = `${P}owners`;
 export const ownerKey = (owner: string) => `${P}{own:${owner}}:open`;
 export const dayMs = 24 * hourMs;
 
-// KEYS[1] is the account's `bal` key: scripts derive the account's prefix A from it. KEYS lists every key a script
-// touches: on a cluster, a slot caught mid-move is refused before the script runs (ASK, TRYAGAIN: retried) only for
-// declared keys; an undeclared one already moved would fail the script halfway, after some of its writes.
+// KEYS[1] is the account's `bal` key: scripts derive the account's prefix A from it (reserveLevels moves A from level to
+// level). KEYS lists every key a script touches: on a cluster, a slot caught mid-move is refused before the script runs
+// (ASK, TRYAGAIN: retried) only for declared keys; an undeclared one already moved would fail the script halfway, after
+// some of its writes.
 // Times go to Redis as integers (%d): a Lua number may be sent in exponent form, which PEXPIREAT refuses.
 const lib = `
 local A = string.sub(KEYS[1], 1, -4)
@@ -85,22 +103,44 @@ local function rollup(account, at, t, charged, uncharged, keep)
 end
 `;
 
-// KEYS: the account's bal, the reservation's marker, the marker index, the open reservation. ARGV: account, request,
-// amount, owner, scope, now, user, model, route, units. Returns 1 applied (or already applied), 0 not covered, -1 no
-// account. Redis runs a script with no other command in between: "seen?", "covered?" and the debit are one step.
-// The marker is kept while the reservation is open, so a repeated reserve finds it however long the request runs.
-export const reserve = new LuaScript(`${lib}
-local account, request, amount, owner = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
-if redis.call('EXISTS', A .. 'entry:' .. request .. ':reserve') == 1 then return 1 end
-local balance = redis.call('GET', KEYS[1])
-if not balance then return -1 end
-if tonumber(balance) < amount then return 0 end
-redis.call('DECRBY', KEYS[1], amount)
-local t = {user = tag(ARGV[7]), model = tag(ARGV[8]), route = tag(ARGV[9]), units = num(ARGV[10])}
-row(request .. ':reserve', 0, account, request, 'reserve', amount, tonumber(ARGV[6]), 0, t)
-redis.call('SET', A .. 'open:' .. request, cjson.encode({request = request, account = account, amount = amount, owner = owner, scope = ARGV[5], at = tonumber(ARGV[6]),
-  user = t.user, model = t.model, route = t.route, units = t.units}))
-return 1`);
+// A reservation on every level of a request (redis-quota.ts reserveLevels), all or nothing. KEYS: per level its bal,
+// its reservation's marker, its marker index, its open reservation; then, on one server, the owner's index (on a
+// cluster it is in a slot of its own, written before). ARGV: amount, owner, scope, now, user, model, route, units, then
+// per level its account, its request id and '1' when unchecked. Returns the index (from 0) of the first level that
+// cannot cover the amount or has no account, with nothing written; else -1 − the number of levels taken (a level whose
+// marker exists is a repeat, left as it is: -1 when every level is). Redis runs a script with no other command in
+// between: "seen?", "covered?" and the debits are one step. A marker is kept while its reservation is open, so a repeat
+// finds it however long the request runs.
+export const reserveLevels = new LuaScript(`${lib}
+local amount, owner, scope, now = tonumber(ARGV[1]), ARGV[2], ARGV[3], tonumber(ARGV[4])
+local n = math.floor(#KEYS / 4)
+local take, held = {}, {}
+-- Every check before any write. \`held\`: what this script takes from a balance that two levels share.
+for i = 1, n do
+  local bal = KEYS[4 * i - 3]
+  if redis.call('EXISTS', KEYS[4 * i - 2]) == 0 then
+    local balance = redis.call('GET', bal)
+    if not balance then return i - 1 end
+    local after = tonumber(balance) - (held[bal] or 0) - amount
+    if after < 0 and ARGV[8 + 3 * i] ~= '1' then return i - 1 end
+    held[bal] = (held[bal] or 0) + amount
+    take[#take + 1] = i
+  end
+end
+local t = {user = tag(ARGV[5]), model = tag(ARGV[6]), route = tag(ARGV[7]), units = num(ARGV[8])}
+local pointers = {}
+for _, i in ipairs(take) do
+  local account, request = ARGV[6 + 3 * i], ARGV[7 + 3 * i]
+  A = string.sub(KEYS[4 * i - 3], 1, -4)
+  redis.call('DECRBY', KEYS[4 * i - 3], amount)
+  row(request .. ':reserve', 0, account, request, 'reserve', amount, now, 0, t)
+  redis.call('SET', KEYS[4 * i], cjson.encode({request = request, account = account, amount = amount, owner = owner, scope = scope, at = now,
+    user = t.user, model = t.model, route = t.route, units = t.units}))
+  pointers[#pointers + 1] = request
+  pointers[#pointers + 1] = account
+end
+if #KEYS > 4 * n and #pointers > 0 then redis.call('HSET', KEYS[#KEYS], unpack(pointers)) end
+return -1 - #take`);
 
 // KEYS: the account's bal, the close's marker, the open reservation, the reservation's marker, the marker index, the
 // totals, the hour's and the day's cells, the period indexes. ARGV: account, request, kind (settle|refund), wanted
@@ -108,7 +148,8 @@ return 1`);
 // for a durable reservation, usage retention (ms), channel, prompt_tokens, completion_tokens, units, then the token
 // classes in usageClasses' order (cached_tokens … vendor_charged). Returns {charged, uncharged, owner of the
 // reservation it closed or ''}; a request closed before answers what that close charged. Once both markers have
-// expired a close finds nothing and moves nothing, as for a request never reserved.
+// expired a close finds nothing and moves nothing, as for a request never reserved. A budget level's close skips the
+// rollup (its usage keys are declared all the same: they name its slot).
 export const close = new LuaScript(`${lib}
 local account, request, kind, want, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6])
 local prior = redis.call('GET', A .. 'entry:' .. request .. ':close')
@@ -147,7 +188,8 @@ row(request .. ':close', ttl, account, request, kind, charged - amount, now, unc
 if redis.call('PEXPIRE', A .. 'entry:' .. request .. ':reserve', int(ttl)) == 1 then
   redis.call('ZADD', A .. 'entries', int(now + ttl), request .. ':reserve')
 end
-rollup(account, now, t, charged, uncharged, tonumber(ARGV[9]))
+-- A budget level's close moves its money only: the request is counted once, on its token's account.
+if string.byte(account, 1) ~= 126 then rollup(account, now, t, charged, uncharged, tonumber(ARGV[9])) end
 if open then redis.call('DEL', A .. 'open:' .. request) end
 return {charged, uncharged, str(owner) or ''}`);
 

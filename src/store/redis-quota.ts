@@ -8,7 +8,9 @@
 import { clampCharge, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
 import type { RedisClient } from './redis-client.js';
 import { countsOf, groupCells, hourMs, hourOf, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
-import { acctKey, accountsKey, ownersKey, ownerKey, dayMs, reserve, close, topup, trim, shift } from './redis-quota-scripts.js';
+import { acctKey, accountsKey, ownersKey, ownerKey, dayMs, reserveLevels as takeLevels, close, topup, trim, shift } from './redis-quota-scripts.js';
+import { isBudgetLevel } from './budget-level.js';
+import { reserveByRuns } from './redis-levels.js';
 
 /** Accounts trimmed at once by prune, and list entries it moves under the index per call at most. */
 const pruneBatch = 100;
@@ -23,13 +25,16 @@ export class RedisQuotaLedger implements QuotaLedger {
 
   /** `owner`: this process's id (Store.instance), recorded on every reservation it opens. `alive` says which owners
    * still beat (RedisInstances), so owners that are gone and hold nothing leave the owners index. `keep`: how long
-   * markers and usage cells live. */
+   * markers and usage cells live. `cluster`: on a Redis Cluster, where a script runs on one slot (see reserveLevels). */
   constructor(private readonly client: RedisClient, private readonly owner = '', private readonly alive?: (owners: string[]) => Promise<Set<string>>,
-    private readonly keep: Retention = defaultRetention) {}
+    private readonly keep: Retention = defaultRetention, private readonly cluster = false) {}
 
-  /** The creation topup's marker stays with the account (one each), so creating an account again never credits it twice. */
+  /**
+   * The creation topup's marker stays with the account (one each), so creating an account again never credits it twice.
+   * A budget level is not listed with the accounts: it has no usage for usage() to read.
+   */
   async createAccount(account: string, initial: number): Promise<void> {
-    await this.client.sAdd(accountsKey, account);
+    if (!isBudgetLevel(account)) await this.client.sAdd(accountsKey, account);
     await this.client.set(`${acctKey(account)}bal`, '0', { condition: 'NX' });
     if (initial > 0) await this.credit(account, initial, `create:${account}`, 0);
   }
@@ -40,19 +45,38 @@ export class RedisQuotaLedger implements QuotaLedger {
   }
 
   async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<boolean> {
-    const n = whole(amount);
-    await Promise.all([this.client.hSet(ownerKey(this.owner), request, account), this.listOwner()]);
-    const A = acctKey(account);
-    const r = Number(await reserve.run(this.client, [`${A}bal`, `${A}entry:${request}:reserve`, `${A}entries`, `${A}open:${request}`],
-      [account, request, n, this.owner, scope, Date.now(), tags?.user ?? '', tags?.model ?? '', tags?.route ?? '', tags?.units ?? '']));
-    if (r !== 1) await this.client.hDel(ownerKey(this.owner), request).catch(() => undefined);
-    return r === 1;
+    return (await this.reserveLevels([{ account, request }], amount, scope, tags)) < 0;
   }
 
-  // TODO(i39): all or nothing across levels in this backend (being written).
-  async reserveLevels(levels: Level[], amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<number> {
-    void levels; void amount; void scope; void tags;
-    throw new Error('reserveLevels: not yet');
+  /**
+   * On one server, one script takes every level and points the owner's index at them. On a cluster the owner's index
+   * (a slot of its own) points at every level first, so a process that dies midway leaves nothing the sweep cannot find,
+   * then one script per run of levels on one slot takes them in order (redis-levels.ts); the pointers of levels not
+   * taken go after a refusal, as a lone reserve's do.
+   */
+  async reserveLevels(levels: Level[], amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<number> {
+    const args = [whole(amount), this.owner, scope, Date.now(), tags?.user ?? '', tags?.model ?? '', tags?.route ?? '', tags?.units ?? ''];
+    if (!levels.length) return -1;
+    if (!this.cluster) {
+      await this.listOwner();
+      return Math.max(-1, await this.take(levels, args, ownerKey(this.owner)));
+    }
+    const own = ownerKey(this.owner);
+    await Promise.all([this.client.hSet(own, Object.fromEntries(levels.map((l) => [l.request, l.account]))), this.listOwner()]);
+    return reserveByRuns(levels, (from, to) => this.take(levels.slice(from, to), args), async (taken, untaken) => {
+      await Promise.all(taken.map((l) => this.refund(l.account, l.request, whole(amount))));
+      if (untaken.length) await this.client.hDel(own, untaken.map((l) => l.request)).catch(() => undefined);
+    });
+  }
+
+  /** One script over `levels` (all on one slot, on a cluster): -1 or below when taken, else the refusing level's index. */
+  private async take(levels: Level[], args: (string | number)[], owner?: string): Promise<number> {
+    const keys = levels.flatMap(({ account, request }) => {
+      const A = acctKey(account);
+      return [`${A}bal`, `${A}entry:${request}:reserve`, `${A}entries`, `${A}open:${request}`];
+    });
+    const each = levels.flatMap((l) => [l.account, l.request, l.unchecked ? '1' : '']);
+    return Number(await takeLevels.run(this.client, owner ? [...keys, owner] : keys, [...args, ...each]));
   }
 
   async settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {

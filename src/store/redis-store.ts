@@ -48,7 +48,7 @@ export async function openRedis(uri: string, instance: string, staleMs: number, 
   const described = redactUri(uri);
   return {
     describe: `${conn.cluster ? 'redis-cluster' : 'redis'} ${described}`,
-    quota: new RedisQuotaLedger(client, instance, (owners) => instances.alive(owners), keep),
+    quota: new RedisQuotaLedger(client, instance, (owners) => instances.alive(owners), keep, Boolean(conn.cluster)),
     tasks: new RedisTaskIndex(client, instance),
     catalog: new RedisTaskCatalog(client),
     files: new RedisTaskCatalog(client, 'sy:file:{cat}:'),
