@@ -118,6 +118,8 @@ function runCli(root: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs 
 export interface RigOptions { root: string; pin: boolean; profileDir?: string; logLevel: string; verbose: boolean; onCrash(why: string): void }
 export interface Rig {
   sim: Child; gateway: Child; gatewayUrl: string; directUrl: string; gatewayKey: string; directKey: string;
+  /** A token of a user in a team with a monthly budget and a member cap (issue 39: within 5 µs of the lone token's CPU). */
+  teamKey: string;
   /** The bare node:http pass-through (bare-proxy.ts), pinned to the gateway's core: the speed targets' baseline. */
   bare: Child; bareUrl: string;
   tmp: string; logFile: string; stop(): Promise<void>;
@@ -168,6 +170,7 @@ export async function startRig(o: RigOptions): Promise<Rig> {
     const out = await runCli(o.root, ['token', 'create', '--group', 'default', '--quota', '1000000000000', '--name', 'bench'], gwEnv);
     const gatewayKey = out.trim().split('\n').at(-1)!.trim();
     if (!gatewayKey.startsWith('sk-')) throw new Error(`token create printed no key:\n${out}`);
+    const teamKey = await teamToken(o.root, gwEnv);
 
     // SWITCHYARD_BENCH_GATEWAY_FLAGS: node flags for the gateway only (e.g. --max-semi-space-size=32), to measure a runtime setting against the same bare run.
     const flags = process.env.SWITCHYARD_BENCH_GATEWAY_FLAGS?.split(' ').filter(Boolean) ?? [];
@@ -210,7 +213,7 @@ export async function startRig(o: RigOptions): Promise<Rig> {
       return { url, child };
     };
     return {
-      sim, gateway, gatewayUrl, directUrl, gatewayKey, directKey: 'sim-key', bare, bareUrl, tmp, logFile, stop, extraGateway,
+      sim, gateway, gatewayUrl, directUrl, gatewayKey, teamKey, directKey: 'sim-key', bare, bareUrl, tmp, logFile, stop, extraGateway,
       bareWs: () => (bareWs ??= startBareWs()), bareWsPid: () => bareWsChild?.pid,
     };
   } catch (err) {
@@ -218,4 +221,18 @@ export async function startRig(o: RigOptions): Promise<Rig> {
     rmSync(tmp, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** The CLI's last line (an id or a key), as scripts take it. */
+const lastLine = (out: string) => out.trim().split('\n').at(-1)!.trim();
+
+/** A user in a team (budget and member cap far above what a run spends) and a token of that user. */
+async function teamToken(root: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const plenty = '1000000000000';
+  const user = lastLine(await runCli(root, ['user', 'create', '--name', 'bench-member', '--quota', plenty], env));
+  const team = lastLine(await runCli(root, ['team', 'create', '--name', 'bench-team', '--budget', plenty, '--member-cap', plenty, '--period', 'month'], env));
+  await runCli(root, ['team', 'add', team, user], env);
+  const key = lastLine(await runCli(root, ['token', 'create', '--user', user, '--name', 'bench-team'], env));
+  if (!key.startsWith('sk-')) throw new Error('token create printed no key for the team token');
+  return key;
 }

@@ -220,6 +220,7 @@ async function main(): Promise<number> {
     const ctx: BenchContext = {
       mode: o.mode, runs: o.runs, soakMinutes: o.soakMinutes, soakSeconds: o.soakSeconds, slowStreams: o.slow,
       gateway: { name: 'gateway', url: rig.gatewayUrl, key: rig.gatewayKey },
+      teamGateway: { name: 'gateway', url: rig.gatewayUrl, key: rig.teamKey },
       bare: { name: 'bare', url: rig.bareUrl, key: rig.gatewayKey },
       direct: { name: 'direct', url: rig.directUrl, key: rig.directKey },
       gatewayPid: rig.gateway.pid, barePid: rig.bare.pid, simPid: rig.sim.pid, signal: ac.signal, log,

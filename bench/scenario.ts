@@ -18,6 +18,8 @@ export interface BenchContext {
   /** `--slow-streams N --slow-seconds S`: the many-long-streams scenario's size; undefined: its mode's default. */
   slowStreams?: { streams: number; seconds: number };
   gateway: Target;
+  /** The gateway with a token of a user in a team (four levels reserved per request against the lone token's two). */
+  teamGateway: Target;
   /** The bare pass-through; it swaps the client's key for the simulator's, so this carries the gateway's key. */
   bare: Target;
   direct: Target;

@@ -16,6 +16,8 @@ const cpuRatioTarget: Record<number, number> = { 1: 2.25, 64: 1.75 };
 const logsOffRatioTarget = 1.5;
 /** What the access line and the request log cost a request together at 64 connections (gateway − logs off, µs). */
 const logsCostTarget = 15;
+/** A token of a user in a team against a lone token's, CPU per request at 64 connections (issue 39, µs). */
+const teamCostTarget = 5;
 /** The second gateway: the access line (info) and the request log off. */
 export const logsOff = { SWITCHYARD_LOG_STORE: 'off', LOG_LEVEL: 'warn' };
 
@@ -46,8 +48,8 @@ export const chatJson: Scenario = {
     const body = chatBody();
     const quiet = await ctx.extraGateway('gateway-logs-off', logsOff, true);
     try {
-      const targets = { gateway: ctx.gateway, quiet: { ...ctx.gateway, url: quiet.url }, bare: ctx.bare, direct: ctx.direct };
-      const pidOf = { gateway: ctx.gatewayPid, quiet: quiet.pid, bare: ctx.barePid, direct: undefined };
+      const targets = { gateway: ctx.gateway, team: ctx.teamGateway, quiet: { ...ctx.gateway, url: quiet.url }, bare: ctx.bare, direct: ctx.direct };
+      const pidOf = { gateway: ctx.gatewayPid, team: ctx.gatewayPid, quiet: quiet.pid, bare: ctx.barePid, direct: undefined };
       const load = (k: keyof typeof targets, connections: number, secs: number) => {
         const watch: Record<string, () => number> = { sim: () => cpuSeconds(ctx.simPid) };
         // CPU of the proxy under test; the bare proxy (or, in its runs, the gateway), idle on the same core, is
@@ -64,13 +66,13 @@ export const chatJson: Scenario = {
       const { runs, foreign } = await rotation(ctx, targets, async (_t, i, k) => {
         const out: Record<number, Measured> = {};
         for (const c of levels) {
-          ctx.log(`chat-json: ${k === 'quiet' ? 'gateway, logs off' : k} ${c} conn, run ${i + 1}/${ctx.runs}`);
+          ctx.log(`chat-json: ${k === 'quiet' ? 'gateway, logs off' : k === 'team' ? 'gateway, a team member\'s token' : k} ${c} conn, run ${i + 1}/${ctx.runs}`);
           out[c] = measure(await load(k, c, seconds));
         }
         return out;
       });
       const section = summarize(runs.gateway, runs.bare, runs.direct, seconds);
-      section.rows.push(...logsRows(runs.gateway, runs.quiet, runs.bare, section));
+      section.rows.push(...logsRows(runs.gateway, runs.quiet, runs.bare, section), ...teamRows(runs.gateway, runs.team, section));
       const report = foreignLoadReport({ gateway: foreign.gateway, bare: foreign.bare, direct: foreign.direct, 'gateway with both logs off': foreign.quiet });
       section.rows.push(...report.rows);
       section.notes!.push(...report.notes);
@@ -161,6 +163,22 @@ function summarize(gw: Runs, ba: Runs, di: Runs, seconds: number): Section {
       'The added-latency rows: "gateway − direct" is the target; the bare column is what the bare proxy adds over direct, and "gateway vs bare" the gateway beyond it.',
     ],
   };
+}
+
+/** A token of a user in a team against the lone token, on the same gateway, paired run by run. */
+function teamRows(gw: Runs, team: Runs, section: Section): Row[] {
+  return levels.map((c) => {
+    const conns = `${c} conn${c > 1 ? 's' : ''}`;
+    const cpu = (rs: Runs) => rs.map((r) => r[c].cpuUs);
+    const cost = pairedDelta(cpu(team), cpu(gw));
+    const row: Row = {
+      metric: `CPU per request, ${conns}: a team member's token − a lone token's (wallet, member cap, team budget)`,
+      target: c === 64 ? `≤ ${teamCostTarget} µs` : undefined, gateway: signed(cost, 1, ' µs'), pass: c === 64 ? cost <= teamCostTarget : undefined,
+    };
+    section.perRun![`gateway team token CPU µs/req ${conns}`] = cpu(team);
+    if (c === 64) section.headline!.push(row);
+    return row;
+  });
 }
 
 /**
