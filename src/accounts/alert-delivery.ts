@@ -105,7 +105,7 @@ export class AlertDelivery {
       outcome = this.masked((err as Error).message);
     }
     if (job.attempt >= maxAttempts) {
-      this.log.warn({ id: job.id, host: this.host, attempts: job.attempt, outcome }, 'budget alert webhook abandoned');
+      this.log.warn({ event_id: job.id, host: this.host, attempts: job.attempt, outcome }, 'budget alert webhook abandoned');
       return this.finish(job);
     }
     await this.queue.retry(job, Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** (job.attempt - 1)));

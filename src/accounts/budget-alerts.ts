@@ -65,9 +65,11 @@ export class BudgetAlerts {
 
   start(): void { this.delivery?.start(); }
 
-  /** Lets the claims in progress end, then stops delivering (waiting at most `waitMs` for an attempt under way). */
-  async stop(waitMs?: number): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+  /** Lets the claims in progress end, then stops delivering; each wait lasts `waitMs` at most (a store that is gone must not hold a stop). */
+  async stop(waitMs = 1000): Promise<void> {
+    let t: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.pending]), new Promise((r) => { t = setTimeout(r, waitMs); })]);
+    clearTimeout(t);
     await this.delivery?.stop(waitMs);
   }
 
@@ -81,7 +83,8 @@ export class BudgetAlerts {
       try {
         won = await claimAlert(this.deps.store.leases, r, threshold, id, now);
       } catch (err) {
-        // From here on it is tried again; a later threshold some other reading is raising meanwhile is only claimed twice, and lost once.
+        // A later reading tries again from here. Should another reading be claiming a higher threshold meanwhile,
+        // that one is claimed a second time, which loses: a claim is never won twice.
         if ((this.next.get(key) ?? 0) > i) this.remember(key, i);
         this.deps.log.warn({ account: r.account, period: r.period, threshold, err: (err as Error).message }, 'budget alert not claimed');
         return;
@@ -98,7 +101,7 @@ export class BudgetAlerts {
       await this.delivery?.enqueue(e);
     } catch (err) {
       // The claim is taken, so no instance raises this event again: its webhook is lost, its log line stands.
-      this.deps.log.warn({ id: e.id, err: (err as Error).message }, 'budget alert webhook not queued');
+      this.deps.log.warn({ event_id: e.id, err: (err as Error).message }, 'budget alert webhook not queued');
     }
   }
 
