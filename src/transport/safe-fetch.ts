@@ -61,7 +61,13 @@ export function foreignTarget(url: URL, allowPrivate: boolean, t: Omit<Target, '
   return { ...t, url, pool: foreignPool(allowPrivate, t.connectMs) };
 }
 
-export interface SafePost { allowPrivate: boolean; timeoutMs: number; maxRedirects?: number }
+export interface SafePost {
+  allowPrivate: boolean;
+  timeoutMs: number;
+  maxRedirects?: number;
+  /** Sent on every hop, over the defaults (a webhook's signature, its own user-agent). */
+  headers?: Record<string, string>;
+}
 
 /**
  * POSTs JSON to a client's URL; follows up to `maxRedirects` redirects, each hop vetted. Resolves with the final
@@ -70,7 +76,7 @@ export interface SafePost { allowPrivate: boolean; timeoutMs: number; maxRedirec
 export async function safePostJson(target: string, body: string, opts: SafePost): Promise<number> {
   let url = new URL(target);
   for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
-    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'switchyard-callback' };
+    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'switchyard-callback', ...opts.headers };
     const res = await send(foreignTarget(url, opts.allowPrivate, { method: 'POST', headers, body: Buffer.from(body), connectMs: opts.timeoutMs, firstByteMs: opts.timeoutMs })).catch((err: Error) => {
       const unsafe = err instanceof UnsafeUrl ? err : err.cause instanceof UnsafeUrl ? err.cause : undefined;
       throw unsafe && hop > 0 ? new UnsafeUrl(`redirect ${hop} to ${url.host.slice(0, 100)}: ${unsafe.message}`) : unsafe ?? err;
