@@ -23,6 +23,14 @@ import { ChannelStats } from './pipeline/channel-stats.js';
 import type { Tracing } from './tracing/tracing.js';
 import type { RequestLog } from './request-log/request-log.js';
 import { openAccounts, type Accounts } from './accounts/purse.js';
+import { AlertWatch } from './accounts/alert-watch.js';
+import { BudgetAlerts, type AlertSettings } from './accounts/budget-alerts.js';
+import type { BudgetAlertSettings } from './types/generated/channels.js';
+
+/** channels.yaml `billing.budget_alerts` as the alerts take it: read at start (a reload keeps the running ones). */
+function alertSettingsOf(c: BudgetAlertSettings | undefined): AlertSettings {
+  return { thresholds: c?.thresholds, webhook: c?.webhook_url ? { url: c.webhook_url, secret: c.webhook_secret ?? '' } : undefined };
+}
 
 /** The gateway of this process: every service built on the store, the config swapped in by a reload. */
 export class RunningGateway implements Gateway {
@@ -31,6 +39,7 @@ export class RunningGateway implements Gateway {
   readonly log: Logger;
   readonly tokens: TokenStore;
   readonly accounts: Accounts;
+  readonly alerts: AlertWatch;
   /** Short-lived secrets of tokens, minted for browsers (client_secret routes). */
   readonly secrets: ClientSecrets;
   readonly limiter: RateLimiter;
@@ -55,6 +64,7 @@ export class RunningGateway implements Gateway {
     this.log = logging.log;
     this.tokens = new TokenStore(store, runtime.tokenCacheMs);
     this.accounts = openAccounts(store, runtime.tokenCacheMs, () => this.runtime.timeZone);
+    this.alerts = new AlertWatch(store, new BudgetAlerts({ store, log: this.log, settings: alertSettingsOf(runtime.budgetAlerts) }));
     this.limiter = new RateLimiter(store.rates);
     this.tasks = new TaskRepo(store, () => this.runtime.tasks.retention_s);
     this.files = new FileRepo(store);

@@ -72,9 +72,10 @@ export async function startGateway(opts: StartOptions = {}): Promise<Running> {
     poller.start();
     recovery.start();
     gateway.callbacks.start();
+    gateway.alerts.start();
   }
   const background = async (waitMs: number) => {
-    await Promise.all([poller.stop(waitMs), recovery.stop(waitMs), gateway.callbacks.stop(waitMs), retention?.stop(waitMs)]);
+    await Promise.all([poller.stop(waitMs), recovery.stop(waitMs), gateway.callbacks.stop(waitMs), gateway.alerts.stop(waitMs), retention?.stop(waitMs)]);
     gateway.breakers.stop();
   };
   const port = (server.address() as AddressInfo).port;

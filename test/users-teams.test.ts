@@ -155,3 +155,19 @@ test('the billing endpoints answer from the user and team: the balance is what t
   const s = await tokens.create({ user: staff.id });
   assert.equal((await get('/v1/dashboard/billing/subscription', s.key)).hard_limit_usd, 100_000_000);
 });
+
+test('a team\'s spending past a threshold of its budget raises one budget alert (log line) per threshold and period', async () => {
+  const u = await newUser('alerted', 100 * perRequest);
+  const team = await teams.create({ name: `alerted-${n}`, budget: 4 * perRequest, period: 'month' });
+  await teams.add(team.id, u.id);
+  const { key } = await tokens.create({ user: u.id });
+  for (let i = 0; i < 3; i++) assert.equal((await post(chatUrl(stack), chat('hello there, a longer prompt '.repeat(20)), key)).status, 200);
+  const alerts = () => stack.logs().filter((l) => l.msg === 'budget alert' && l.subject === team.id);
+  const deadline = Date.now() + 5000;
+  while (alerts().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const used = (await teams.get(team.id)).current.used!;
+  const expected = [50, 80, 100].filter((t) => used * 100 >= t * 4 * perRequest);
+  await new Promise((r) => setTimeout(r, 1500)); // a second tick would raise nothing new
+  assert.deepEqual(alerts().map((l) => l.threshold).sort((a, b) => a - b), expected, `used ${used} of ${4 * perRequest}`);
+  assert.ok(expected.length > 0, 'the requests spent half the budget or more');
+});

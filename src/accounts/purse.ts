@@ -8,8 +8,14 @@ import { periodAt, type Period } from './periods.js';
 import { memberCapAccount, teamBudgetAccount, TeamStore, type TeamRecord } from './team-store.js';
 import { walletOf, UserStore, type UserRecord } from './user-store.js';
 
-/** What refused, for the client's message: which level, and when its period ends. */
-export interface LevelName { kind: 'token' | 'token_period' | 'wallet' | 'member' | 'team'; period?: Period; resetsAt?: number; team?: string }
+/**
+ * What a level is, for a refusal's message (which level, when its period ends) and for budget alerts (its budget,
+ * whose it is, the period's key).
+ */
+export interface LevelName {
+  kind: 'token' | 'token_period' | 'wallet' | 'member' | 'team'; period?: Period; resetsAt?: number; team?: string;
+  budget?: number; subject?: string; key?: string;
+}
 
 export interface Purse { levels: Level[]; names: LevelName[]; user?: UserRecord; team?: TeamRecord }
 
@@ -45,7 +51,7 @@ export function openAccounts(store: Store, cacheMs: number, zone: () => string):
 /** The token's levels for a reservation under `request` at `now`; the caller checks the user is not disabled. */
 export async function purseOf(a: Accounts, token: TokenRecord, request: string, now: number): Promise<Purse> {
   const levels: Level[] = [{ account: token.id, request, unchecked: token.cap === undefined }];
-  const names: LevelName[] = [{ kind: 'token' }];
+  const names: LevelName[] = [{ kind: 'token', budget: token.cap, subject: token.id }];
   const user = token.user.startsWith('usr_') ? await a.users.get(token.user) : undefined;
   // A token of an earlier release that no upgrade has reached yet spends its own balance, as it did.
   if (!user) return { levels: [{ account: token.id, request }], names };
@@ -57,7 +63,7 @@ export async function purseOf(a: Accounts, token: TokenRecord, request: string, 
     const span = periodAt(token.cap_period, now, a.zone);
     const account = `~${token.id}@${span.key}`;
     await a.periodAccounts.ensure(account, token.period_cap);
-    add(account, { kind: 'token_period', period: token.cap_period, resetsAt: span.end });
+    add(account, { kind: 'token_period', period: token.cap_period, resetsAt: span.end, budget: token.period_cap, subject: token.id, key: span.key });
   }
   add(walletOf(user.id), { kind: 'wallet' }, user.unlimited);
   const team = user.team ? await a.teams.get(user.team) : undefined;
@@ -67,12 +73,12 @@ export async function purseOf(a: Accounts, token: TokenRecord, request: string, 
     if (team.member_cap !== undefined) {
       const account = memberCapAccount(team.id, span.key, user.id);
       await a.periodAccounts.ensure(account, team.member_cap);
-      add(account, { kind: 'member', period, resetsAt: span.end, team: team.name });
+      add(account, { kind: 'member', period, resetsAt: span.end, team: team.name, budget: team.member_cap, subject: user.id, key: span.key });
     }
     if (team.budget !== undefined) {
       const account = teamBudgetAccount(team.id, span.key);
       await a.periodAccounts.ensure(account, team.budget);
-      add(account, { kind: 'team', period, resetsAt: span.end, team: team.name });
+      add(account, { kind: 'team', period, resetsAt: span.end, team: team.name, budget: team.budget, subject: team.id, key: span.key });
     }
   }
   return { levels, names, user, team };

@@ -72,7 +72,7 @@ export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Ru
     routes,
     secretPrefixes: [...new Set(routes.flatMap((r) => (r.clientSecret ? [r.clientSecret.prefix] : [])))],
     channels,
-    secrets: cfg.resolvedChannels.flatMap((c) => [c.auth?.key, c.auth?.secret].filter((x): x is string => Boolean(x))),
+    secrets: [...cfg.resolvedChannels.flatMap((c) => [c.auth?.key, c.auth?.secret]), cfg.channels.billing?.budget_alerts?.webhook_secret].filter((x): x is string => Boolean(x)),
     models: new Map(Object.entries(cfg.channels.models)),
     prices: new Map(Object.entries(cfg.channels.models).map(([name, m]) => [name, compilePrice(name, m)])),
     usage: new Map(Object.entries(cfg.routes.usage ?? {}).map(([op, u]) => [op, compileUsagePaths(u)])),

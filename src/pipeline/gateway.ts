@@ -5,6 +5,7 @@ import type { Runtime } from '../config/runtime.js';
 import type { Store } from '../store/open-store.js';
 import type { TokenStore } from '../store/token-store.js';
 import type { Accounts } from '../accounts/purse.js';
+import type { AlertWatch } from '../accounts/alert-watch.js';
 import type { Conversations } from '../store/conversations.js';
 import type { TaskRepo } from '../records/task-repo.js';
 import type { FileRepo } from '../records/file-repo.js';
@@ -33,6 +34,8 @@ export interface Gateway {
   readonly tokens: TokenStore;
   /** Users, teams and the levels a token's request reserves on. */
   readonly accounts: Accounts;
+  /** Budget alerts, fed by settles (absent where nothing started them: the CLI, some tests). */
+  readonly alerts?: AlertWatch;
   /** Short-lived secrets of tokens, minted for browsers (client_secret routes). */
   readonly secrets: ClientSecrets;
   readonly limiter: RateLimiter;

@@ -12,14 +12,14 @@ import { classTags, type TokenCounts } from '../billing/token-classes.js';
 import type { CloseTags } from '../store/quota-ledger.js';
 import { countTokens } from './rate-limit.js';
 import type { Level } from '../store/quota-ledger.js';
-import { purseOf, refusalOf } from '../accounts/purse.js';
+import { purseOf, refusalOf, type LevelName } from '../accounts/purse.js';
 import { refundLevels, settleLevels } from '../accounts/level-moves.js';
 
 /**
  * `at`: when it was made (ms); a task takes its creation time from it, so every attempt's record agrees. `levels`: the
  * accounts it was taken from, the token's first (src/accounts/purse.ts).
  */
-export interface Hold { account: string; id: string; amount: number; durable: boolean; at: number; levels: Level[] }
+export interface Hold { account: string; id: string; amount: number; durable: boolean; at: number; levels: Level[]; names?: LevelName[] }
 
 /** What the answer cost: the upstream's usage, an exact charge, nothing delivered (undefined), or `deferred` (a task). */
 export type Bill = Usage | number | undefined | 'deferred';
@@ -31,7 +31,7 @@ export async function reserve(ex: Exchange, p: Priced, scope: 'request' | 'durab
   const id = scope === 'durable' ? newTaskId() : ctx.id;
   const at = Date.now();
   const purse = await purseOf(g.accounts, p.token, id, at);
-  const hold: Hold = { account: p.token.id, id, amount: p.amount, durable: scope === 'durable', at, levels: purse.levels };
+  const hold: Hold = { account: p.token.id, id, amount: p.amount, durable: scope === 'durable', at, levels: purse.levels, names: purse.names };
   if (hold.durable) await openSlot(ex, p, hold.id);
   const tags = { user: p.token.user, model: p.model, route: p.route.id, units: billedUnits(p.chosen, p.price, p.inputs) };
   const refused = await g.store.quota.reserveLevels(hold.levels, hold.amount, scope, tags);
@@ -71,6 +71,7 @@ export async function settle(ex: Exchange, p: Priced, hold: Hold, bill: Bill): P
   // The units the vendor reported billing replace the ones reserved for (search units for the documents sent).
   if (typeof bill === 'object' && bill.units !== undefined && p.chosen.per_call) ctx.units = bill.units;
   const settled = await settleLevels(ex.g.store.quota, hold.levels, hold.amount, actual, closeTagsOf(ctx.channel, bill, c?.classes));
+  if (settled.charged > 0) ex.g.alerts?.note(hold.levels, hold.names);
   ex.ctx.charged = settled.charged;
   if (settled.uncharged) ex.ctx.uncharged = settled.uncharged;
   if (typeof bill === 'object') countTokens(ex.g, p.token, bill);
