@@ -8,6 +8,9 @@ import { periodAt, type Period } from './periods.js';
 import { memberCapAccount, teamBudgetAccount, TeamStore, type TeamRecord } from './team-store.js';
 import { walletOf, UserStore, type UserRecord } from './user-store.js';
 
+/** A token's account for its cap in the period of key `periodKey` (`~tok_…@m2026-11`). */
+export const tokenCapAccount = (token: string, periodKey: string) => `~${token}@${periodKey}`;
+
 /** What refused, for the client's message: which level, and when its period ends. */
 export interface LevelName { kind: 'token' | 'token_period' | 'wallet' | 'member' | 'team'; period?: Period; resetsAt?: number; team?: string }
 
@@ -55,7 +58,7 @@ export async function purseOf(a: Accounts, token: TokenRecord, request: string, 
   };
   if (token.period_cap !== undefined && token.cap_period) {
     const span = periodAt(token.cap_period, now, a.zone);
-    const account = `~${token.id}@${span.key}`;
+    const account = tokenCapAccount(token.id, span.key);
     await a.periodAccounts.ensure(account, token.period_cap);
     add(account, { kind: 'token_period', period: token.cap_period, resetsAt: span.end });
   }
