@@ -60,8 +60,9 @@ export class TokenAdmin {
     return { key, token: await this.view(record) };
   }
 
-  async list(): Promise<TokenView[]> {
-    return Promise.all((await this.tokens.list()).map((r) => this.view(r)));
+  /** Oldest first; `user`: only that user's (by id). */
+  async list(user?: string): Promise<TokenView[]> {
+    return Promise.all((await this.tokens.list()).filter((r) => user === undefined || r.user === user).map((r) => this.view(r)));
   }
 
   async get(id: string): Promise<TokenView> {
