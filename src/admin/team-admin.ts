@@ -60,8 +60,10 @@ export class TeamAdmin {
    */
   async update(ref: string, input: Partial<TeamInput>): Promise<TeamView> {
     const team = await this.find(ref);
-    const merged = { budget: team.budget ?? null, period: team.period ?? null, member_cap: team.member_cap ?? null, ...input };
-    const t = checkBudget(merged);
+    const merged = { budget: team.budget ?? null, member_cap: team.member_cap ?? null, ...input };
+    // The period goes with the last budget or cap removed, unless the change names one (then it is refused).
+    const bounded = merged.budget !== null && merged.budget !== undefined || merged.member_cap !== null && merged.member_cap !== undefined;
+    const t = checkBudget({ ...merged, period: input.period !== undefined ? input.period : bounded ? team.period ?? null : null });
     const name = input.name === undefined || input.name === team.name ? team.name : checkTeamName(input.name);
     if (name !== team.name) await this.checkNameFree(name);
     const next: TeamRecord = { id: team.id, name, ...t, created_at: team.created_at };
