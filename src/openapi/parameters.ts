@@ -100,8 +100,9 @@ function adminWords(action: string, name: string): string | undefined {
 }
 
 function pathWordsOf(route: CompiledRoute, name: string): string | undefined {
-  if (route.policy === 'admin') return adminWords(route.action ?? '', name) ?? (name === 'id' ? (route.action === 'request' ? requestId : pathWords.admin) : undefined);
-  return name === 'id' ? pathWords[route.policy] : undefined;
+  const admin = route.policy === 'admin' ? adminWords(route.action ?? '', name) : undefined;
+  if (admin || name !== 'id') return admin;
+  return route.action === 'request' ? requestId : pathWords[route.policy];
 }
 
 export function parametersOf(route: CompiledRoute): Parameter[] {
