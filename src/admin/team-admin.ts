@@ -60,21 +60,22 @@ export class TeamAdmin {
    */
   async update(ref: string, input: Partial<TeamInput>): Promise<TeamView> {
     const team = await this.find(ref);
-    const merged = { budget: team.budget ?? null, member_cap: team.member_cap ?? null, ...input };
-    // The period goes with the last budget or cap removed, unless the change names one (then it is refused).
-    const bounded = merged.budget !== null && merged.budget !== undefined || merged.member_cap !== null && merged.member_cap !== undefined;
-    const t = checkBudget({ ...merged, period: input.period !== undefined ? input.period : bounded ? team.period ?? null : null });
+    const t = budgetAfter(team, input);
     const name = input.name === undefined || input.name === team.name ? team.name : checkTeamName(input.name);
     if (name !== team.name) await this.checkNameFree(name);
+    await this.moveBudgets(team, t);
     const next: TeamRecord = { id: team.id, name, ...t, created_at: team.created_at };
-    const key = this.span(team).key;
-    const stamp = `${Date.now()}:${process.pid}`;
-    if (t.period === (team.period ?? 'month')) {
-      await this.adjust(teamBudgetAccount(team.id, key), (t.budget ?? 0) - (team.budget ?? 0), stamp);
-      for (const u of await this.members(team.id)) await this.adjust(memberCapAccount(team.id, key, u.id), (t.member_cap ?? 0) - (team.member_cap ?? 0), stamp);
-    }
     await this.accounts.teams.update(next);
     return this.view(next);
+  }
+
+  /** The current period's team and member accounts, by the difference (when the period stays). */
+  private async moveBudgets(team: TeamRecord, t: Budget): Promise<void> {
+    if (t.period !== (team.period ?? 'month')) return;
+    const key = this.span(team).key;
+    const stamp = `${Date.now()}:${process.pid}`;
+    await this.adjust(teamBudgetAccount(team.id, key), (t.budget ?? 0) - (team.budget ?? 0), stamp);
+    for (const u of await this.members(team.id)) await this.adjust(memberCapAccount(team.id, key, u.id), (t.member_cap ?? 0) - (team.member_cap ?? 0), stamp);
   }
 
   async find(ref: string): Promise<TeamRecord> {
@@ -130,7 +131,17 @@ function checkTeamName(v: unknown): string {
   return name;
 }
 
-function checkBudget(input: Partial<TeamInput>): Pick<TeamRecord, 'budget' | 'period' | 'member_cap'> {
+type Budget = Pick<TeamRecord, 'budget' | 'period' | 'member_cap'>;
+
+/** What a change leaves: a field left out keeps its value; the period goes with the last budget or cap removed. */
+function budgetAfter(team: TeamRecord, input: Partial<TeamInput>): Budget {
+  const budget = input.budget === undefined ? team.budget ?? null : input.budget;
+  const member_cap = input.member_cap === undefined ? team.member_cap ?? null : input.member_cap;
+  const period = input.period !== undefined ? input.period : budget !== null || member_cap !== null ? team.period ?? null : null;
+  return checkBudget({ budget, member_cap, period });
+}
+
+function checkBudget(input: Partial<TeamInput>): Budget {
   const budget = input.budget === undefined || input.budget === null ? undefined : checkAmount(input.budget, 'budget', 0);
   const member_cap = input.member_cap === undefined || input.member_cap === null ? undefined : checkAmount(input.member_cap, 'member_cap', 0);
   if (input.period !== undefined && input.period !== null && !isPeriod(input.period)) throw new TokenAdminError('`period` must be one of day, week, month', 'period');
