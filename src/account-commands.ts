@@ -4,24 +4,27 @@ import { parseArgs } from 'node:util';
 import { UserAdmin } from './admin/user-admin.js';
 import { TeamAdmin } from './admin/team-admin.js';
 import { TokenAdminError } from './admin/admin-error.js';
+import { reportCsv, type AccountReports, type Report } from './admin/account-reports.js';
 
 export const accountUsage = `  switchyard user create --name N [--group G] [--quota Q] [--unlimited]
   switchyard user list
   switchyard user show USER
   switchyard user topup USER AMOUNT
   switchyard user disable USER | enable USER
+  switchyard user usage USER [--from ISO --to ISO] [--by model|token|day] [--csv]
   switchyard team create --name N [--budget Q --period day|week|month] [--member-cap Q]
   switchyard team update TEAM [--budget Q] [--period day|week|month] [--member-cap Q]
   switchyard team list
   switchyard team show TEAM
   switchyard team add TEAM USER
   switchyard team remove TEAM USER
-  (USER and TEAM: an id or a name)`;
+  switchyard team usage TEAM [--from ISO --to ISO] [--by model|member|token|day] [--csv]
+  (USER and TEAM: an id or a name; a team's usage covers its members of now)`;
 
 /** A whole number from an option, or the option's text as given (the admin code refuses it, naming the option). */
 const amount = (v: string | undefined): number | undefined => (v === undefined ? undefined : /^-?[0-9]+$/.test(v) ? Number(v) : (v as unknown as number));
 
-export async function userCommand(users: UserAdmin, sub: string, args: string[]): Promise<number> {
+export async function userCommand(users: UserAdmin, reports: AccountReports, sub: string, args: string[]): Promise<number> {
   switch (sub) {
     case 'create': {
       const { values } = parseArgs({ args, options: { name: { type: 'string' }, group: { type: 'string' }, quota: { type: 'string' }, unlimited: { type: 'boolean' } } });
@@ -38,11 +41,12 @@ export async function userCommand(users: UserAdmin, sub: string, args: string[])
     case 'topup': return ok(`balance ${(await users.topup(need(args[0], 'USER'), amount(need(args[1], 'AMOUNT'))!, `${Date.now()}:${process.pid}`, 'cli')).balance}`);
     case 'disable': return ok(`disabled ${(await users.setDisabled(need(args[0], 'USER'), true)).id}`);
     case 'enable': return ok(`enabled ${(await users.setDisabled(need(args[0], 'USER'), false)).id}`);
+    case 'usage': return usage(args, 'USER', (ref, q) => reports.user(ref, q));
     default: return -1;
   }
 }
 
-export async function teamCommand(teams: TeamAdmin, sub: string, args: string[]): Promise<number> {
+export async function teamCommand(teams: TeamAdmin, reports: AccountReports, sub: string, args: string[]): Promise<number> {
   const options = { name: { type: 'string' }, budget: { type: 'string' }, period: { type: 'string' }, 'member-cap': { type: 'string' } } as const;
   switch (sub) {
     case 'create': {
@@ -64,8 +68,18 @@ export async function teamCommand(teams: TeamAdmin, sub: string, args: string[])
     case 'show': return print(await teams.get(need(args[0], 'TEAM')));
     case 'add': return ok(`${(await teams.add(need(args[0], 'TEAM'), need(args[1], 'USER'))).members.length} members`);
     case 'remove': return ok(`${(await teams.remove(need(args[0], 'TEAM'), need(args[1], 'USER'))).members.length} members`);
+    case 'usage': return usage(args, 'TEAM', (ref, q) => reports.team(ref, q));
     default: return -1;
   }
+}
+
+/** A report as GET /admin/{users,teams}/{id}/usage answers it: its JSON, or with --csv the same CSV file. */
+async function usage(args: string[], what: string, report: (ref: string, q: { from?: string; to?: string; group_by?: string }) => Promise<Report>): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { from: { type: 'string' }, to: { type: 'string' }, by: { type: 'string' }, csv: { type: 'boolean' } } });
+  const r = await report(need(positionals[0], what), { from: values.from, to: values.to, group_by: values.by });
+  if (values.csv) process.stdout.write(reportCsv(r));
+  else print(r);
+  return 0;
 }
 
 export function need(v: string | undefined, name: string): string {

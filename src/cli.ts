@@ -15,6 +15,7 @@ import { openAccounts } from './accounts/purse.js';
 import { upgradeTokens } from './accounts/upgrade-tokens.js';
 import { UserAdmin } from './admin/user-admin.js';
 import { TeamAdmin } from './admin/team-admin.js';
+import { AccountReports } from './admin/account-reports.js';
 import { accountUsage, need, teamCommand, userCommand } from './account-commands.js';
 
 const usage = `usage:
@@ -50,11 +51,15 @@ async function accounts(cmd: string, sub: string, args: string[]): Promise<numbe
   const users = new UserAdmin(store, accounts, config, (r) => journal.push(r));
   try {
     await upgradeTokens(store, tokens, accounts);
-    const code = cmd === 'user' ? await userCommand(users, sub, args) : cmd === 'team' ? await teamCommand(new TeamAdmin(store, accounts, users), sub, args) : await token(admin, sub, args, journal);
+    const teams = new TeamAdmin(store, accounts, users);
+    const reports = new AccountReports(store, users, teams, config);
+    const code = cmd === 'user' ? await userCommand(users, reports, sub, args) : cmd === 'team' ? await teamCommand(teams, reports, sub, args) : await token(admin, sub, args, journal);
     if (code === -1) console.error(usage);
     await record(journal);
     return code === -1 ? 2 : code;
   } catch (err) {
+    // An option parseArgs does not know, or one missing its value, is bad input like any other.
+    if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) { console.error((err as Error).message); return 2; }
     if (!(err instanceof TokenAdminError)) throw err;
     console.error(err.field ? `${err.field}: ${err.message}` : err.message);
     return err.notFound ? 1 : err.conflict ? 3 : 2;

@@ -9,6 +9,7 @@ import { startStack, eventually, type Stack } from './helpers/stack.js';
 import { assertShapeA, chatUrl, client, post } from './helpers/api.js';
 import { projectRoot } from '../src/config/load-config.js';
 import { usageClasses } from '../src/store/quota-ledger.js';
+import { walletOf } from '../src/accounts/user-store.js';
 
 const adminKey = 'adm-' + 'k'.repeat(40);
 let stack: Stack;
@@ -36,10 +37,12 @@ test('tokens: create answers the key once; list, read, change, top up and revoke
   assert.equal(made.status, 201, made.text);
   assert.match(made.json.key, /^sk-sy-/);
   assert.deepEqual({ ...made.json, key: undefined, id: undefined, created_at: undefined }, {
-    object: 'token', name: 'laptop', user: 'alice', group: 'default', models: ['gpt-4o-mini'], expires_at: null, tokens_per_minute: null, revoked: false, balance: 5000,
-    key: undefined, id: undefined, created_at: undefined,
+    object: 'token', name: 'laptop', user: made.json.user, group: 'default', models: ['gpt-4o-mini'], expires_at: null, tokens_per_minute: null, revoked: false, balance: 5000,
+    key: undefined, id: undefined, created_at: undefined, cap: null, cap_left: null, period_cap: null, cap_period: null,
   });
   const id = made.json.id as string;
+  const alice = made.json.user as string;
+  assert.equal((await call('GET', '/admin/users/alice')).json.id, alice, 'a user name no user had made a user of it');
   const got = await call('GET', `/admin/tokens/${id}`);
   assert.equal(got.status, 200);
   assert.equal(got.json.key, undefined, 'the key is never shown again');
@@ -51,7 +54,7 @@ test('tokens: create answers the key once; list, read, change, top up and revoke
 
   const changed = await call('PATCH', `/admin/tokens/${id}`, { group: 'vip', models: null, name: null });
   assert.equal(changed.status, 200, changed.text);
-  assert.deepEqual([changed.json.group, changed.json.models, changed.json.name, changed.json.user], ['vip', null, null, 'alice']);
+  assert.deepEqual([changed.json.group, changed.json.models, changed.json.name, changed.json.user], ['vip', null, null, alice]);
 
   const before = (await call('GET', `/admin/tokens/${id}`)).json.balance;
   const topped = await call('POST', `/admin/tokens/${id}/topup`, { amount: 700 }, adminKey, { 'idempotency-key': 'topup-1' });
@@ -59,8 +62,8 @@ test('tokens: create answers the key once; list, read, change, top up and revoke
   assert.equal(topped.json.balance, before + 700);
   const again = await call('POST', `/admin/tokens/${id}/topup`, { amount: 700 }, adminKey, { 'idempotency-key': 'topup-1' });
   assert.equal(again.json.balance, before + 700, 'a retried topup with the same Idempotency-Key counts once');
-  const topup = (await stack.gw.store.quota.entries(id)).filter((e) => e.kind === 'topup' && e.route === 'admin');
-  assert.deepEqual(topup.map((e) => [e.amount, e.user]), [[-700, 'alice']]);
+  const topup = (await stack.gw.store.quota.entries(walletOf(alice))).filter((e) => e.kind === 'topup' && e.route === 'admin');
+  assert.deepEqual(topup.map((e) => [e.amount, e.user]), [[-5000, alice], [-700, alice]], 'the token\'s quota and the topup, once, into the user\'s wallet');
 
   const revoked = await call('DELETE', `/admin/tokens/${id}`);
   assert.equal(revoked.status, 200);
@@ -68,7 +71,7 @@ test('tokens: create answers the key once; list, read, change, top up and revoke
   assert.equal(revoked.json.balance, before + 700, 'revoking keeps the money on the books');
   const refused = await post(chatUrl(stack), { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, made.json.key);
   assertShapeA(refused, 401, 'invalid_api_key', 'invalid_request_error');
-  const listed = await call('GET', '/admin/tokens?user=alice&revoked=true');
+  const listed = await call('GET', `/admin/tokens?user=${alice}&revoked=true`);
   assert.deepEqual(listed.json.data.map((t: { id: string }) => t.id), [id]);
   assert.equal((await call('PATCH', `/admin/tokens/${id}`, { name: 'back' })).json.revoked, true, 'a change never un-revokes');
 });
@@ -139,6 +142,7 @@ test('usage: requests on two models and a refused one, grouped by model, route, 
   const made = await call('POST', '/admin/tokens', { group: 'default', quota: 1_000_000, user: 'bob' });
   const key = made.json.key as string;
   const id = made.json.id as string;
+  const bob = made.json.user as string;
   const c = client(stack, key);
   for (let i = 0; i < 3; i++) await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `q${i}` }] });
   await c.embeddings.create({ model: 'text-embedding-3-small', input: 'a fox' });
@@ -157,12 +161,12 @@ test('usage: requests on two models and a refused one, grouped by model, route, 
     assert.ok(usageClasses.every((k) => Number.isInteger(r[k])), `token classes: ${JSON.stringify(r)}`);
     assert.equal('vendor_charged_usd' in r, r.vendor_charged > 0);
   }
-  const spent = 1_000_000 - (await stack.balance(id))!;
-  assert.equal(byModel.total.charged, spent, 'the report adds up to what the balance lost');
+  const spent = 1_000_000 - (await stack.balance(walletOf(bob)))!;
+  assert.equal(byModel.total.charged, spent, 'the report adds up to what the wallet lost');
   assert.equal(byModel.total.charged_usd, spent / 1000);
   const byRoute = (await call('GET', `/admin/usage?token=${id}&group_by=route`)).json.data.map((r: { key: string; requests: number }) => [r.key, r.requests]);
   assert.deepEqual(byRoute, [['chat_completions', 4], ['embeddings', 1]]);
-  const byDay = (await call('GET', `/admin/usage?user=bob&group_by=day&from=${Math.floor(Date.now() / 1000) - 86400}`)).json.data;
+  const byDay = (await call('GET', `/admin/usage?user=${bob}&group_by=day&from=${Math.floor(Date.now() / 1000) - 86400}`)).json.data;
   assert.deepEqual(byDay.map((r: { key: string }) => r.key), [new Date().toISOString().slice(0, 10)]);
   const modelDay = (await call('GET', `/admin/usage?token=${id}&group_by=model,day`)).json;
   assert.equal(modelDay.group_by, 'model,day');
@@ -174,11 +178,12 @@ test('usage: requests on two models and a refused one, grouped by model, route, 
   const later = (await call('GET', `/admin/usage?token=${id}&from=${new Date(Date.now() + 2 * 3_600_000).toISOString()}&to=${new Date(Date.now() + 3 * 3_600_000).toISOString()}`)).json;
   assert.deepEqual(later.data, [], 'a range after the requests holds none');
   const entries = await stack.gw.store.quota.entries(id);
-  assert.ok(entries.filter((e) => e.kind === 'settle').every((e) => e.model && e.route && e.channel === 'sim_openai' && e.user === 'bob'));
+  assert.ok(entries.filter((e) => e.kind === 'settle').every((e) => e.model && e.route && e.channel === 'sim_openai' && e.user === bob));
 });
 
 test('usage explains charges by token class; `vendor_charged_usd` appears only where a vendor reported a charge', async () => {
-  const id = (await call('POST', '/admin/tokens', { group: 'default', quota: 100_000, user: 'dora' })).json.id as string;
+  // A cap: the token's own account holds money to reserve from directly (an uncapped token's holds none).
+  const id = (await call('POST', '/admin/tokens', { group: 'default', cap: 100_000, user: 'dora' })).json.id as string;
   const quota = stack.gw.store.quota;
   const classes = { cached_tokens: 300, cache_write_tokens: 20, reasoning_tokens: 40, audio_tokens: 5, image_tokens: 7 };
   const close = async (request: string, model: string, vendor_charged?: number) => {

@@ -110,7 +110,11 @@ test('errors: Shape A, Shape B on saturated video submits, the families\' own sh
   assert.deepEqual(statuses('/v1/chat/completions', 'post'), ['200', '400', '401', '403', '404', '408', '413', '415', '429', '500', '502', '503', '504', 'default']);
   assert.deepEqual(statuses('/v1/videos', 'post'), ['200', '400', '401', '403', '404', '408', '413', '429', '500', '502', '503', '504', 'default']);
   assert.deepEqual(statuses('/v1/videos/{id}', 'get'), ['200', '401', '404', '408', '429', '500', '503']);
-  assert.deepEqual(statuses('/admin/tokens', 'post'), ['201', '400', '401', '403', '408', '413', '415', '500', '503']);
+  assert.deepEqual(statuses('/admin/tokens', 'post'), ['201', '400', '401', '403', '404', '408', '413', '415', '500', '503']);
+  assert.deepEqual(statuses('/admin/teams/{id}/members', 'post'), ['200', '400', '401', '403', '404', '408', '409', '413', '415', '500', '503']);
+  assert.match(doc.paths['/admin/teams/{id}/members'].post.responses['404'].description, /`team_not_found`, `user_not_found`/);
+  assert.deepEqual(Object.keys(doc.paths['/admin/users/{id}/usage'].get.responses['200'].content), ['application/json', 'text/csv']);
+  assert.match(doc.paths['/admin/teams/{id}/usage'].get.responses['200'].description, /members now/);
   assert.deepEqual(statuses('/healthz', 'get'), ['200', '408', '500', '503']);
   assert.match(doc.paths['/v1/chat/completions'].post.responses['403'].description, /`model_not_allowed`, `insufficient_user_quota`/);
 });

@@ -40,6 +40,18 @@ export class CachedRecords<T> {
     await this.store.publishInvalidate?.(`${this.prefix}${id}`);
   }
 
+  /**
+   * Writes a record kept under a unique name as well (`name:<name>` → id): a new name points at the record before the
+   * old one is dropped, so a lookup by either finds it throughout.
+   */
+  async putNamed(id: string, rec: T & { name: string }): Promise<void> {
+    const before = await this.kv.get<T & { name: string }>(`id:${id}`);
+    const renamed = before !== undefined && before.name !== rec.name;
+    if (renamed) await this.kv.set(`name:${rec.name}`, id);
+    await this.put(id, rec);
+    if (renamed) await this.kv.delete(`name:${before.name}`);
+  }
+
   async all(): Promise<T[]> {
     const out: T[] = [];
     for await (const [k, v] of this.kv.iterator!(undefined) as AsyncGenerator<[string, unknown]>) {

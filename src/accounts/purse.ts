@@ -8,6 +8,9 @@ import { periodAt, type Period } from './periods.js';
 import { memberCapAccount, teamBudgetAccount, TeamStore, type TeamRecord } from './team-store.js';
 import { walletOf, UserStore, type UserRecord } from './user-store.js';
 
+/** A token's account for its cap in the period of key `periodKey` (`~tok_…@m2026-11`). */
+export const tokenCapAccount = (token: string, periodKey: string) => `~${token}@${periodKey}`;
+
 /**
  * What a level is, for a refusal's message (which level, when its period ends) and for budget alerts (its budget,
  * whose it is, the period's key).
@@ -61,7 +64,7 @@ export async function purseOf(a: Accounts, token: TokenRecord, request: string, 
   };
   if (token.period_cap !== undefined && token.cap_period) {
     const span = periodAt(token.cap_period, now, a.zone);
-    const account = `~${token.id}@${span.key}`;
+    const account = tokenCapAccount(token.id, span.key);
     await a.periodAccounts.ensure(account, token.period_cap);
     add(account, { kind: 'token_period', period: token.cap_period, resetsAt: span.end, budget: token.period_cap, subject: token.id, key: span.key });
   }

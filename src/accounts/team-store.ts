@@ -46,8 +46,9 @@ export class TeamStore {
     return id ? this.records.get(id) : undefined;
   }
 
+  /** A new name takes the old one's place in the index of names. */
   async update(rec: TeamRecord): Promise<void> {
-    await this.records.put(rec.id, rec);
+    await this.records.putNamed(rec.id, rec);
   }
 
   async list(): Promise<TeamRecord[]> {

@@ -55,8 +55,9 @@ export class UserStore {
     return this.records.kv.get<string>(`name:${name}`);
   }
 
+  /** A new name takes the old one's place in the index of names. */
   async update(rec: UserRecord): Promise<void> {
-    await this.records.put(rec.id, rec);
+    await this.records.putNamed(rec.id, rec);
   }
 
   async list(): Promise<UserRecord[]> {

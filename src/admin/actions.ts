@@ -4,6 +4,9 @@ import { sendJson } from '../http/send-json.js';
 import { readBody } from '../http/read-body.js';
 import type { AdminPolicy } from '../pipeline/policy.js';
 import { createToken, getToken, listTokens, revokeToken, topupToken, updateToken } from './tokens-api.js';
+import { createUser, getUser, listUsers, topupUser, updateUser, userTokens } from './users-api.js';
+import { addMember, createTeam, getTeam, listTeams, removeMember, updateTeam } from './teams-api.js';
+import { teamUsage, userUsage } from './account-usage-api.js';
 import { serveUsage } from './usage-api.js';
 import { serveTasks } from './tasks-api.js';
 import { serveReconciliation } from './reconciliation-api.js';
@@ -19,7 +22,10 @@ const reload: AdminPolicy = async (ex) => {
 
 const actions: Record<string, AdminPolicy> = {
   token_create: createToken, token_list: listTokens, token_get: getToken, token_update: updateToken, token_topup: topupToken,
-  token_revoke: revokeToken, usage: serveUsage, tasks: serveTasks, reconciliation: serveReconciliation, requests: serveRequests, request: serveRequest, requests_export: exportRequests, channels: serveChannels, reload,
+  token_revoke: revokeToken,
+  user_create: createUser, user_list: listUsers, user_get: getUser, user_update: updateUser, user_topup: topupUser, user_tokens: userTokens, user_usage: userUsage,
+  team_create: createTeam, team_list: listTeams, team_get: getTeam, team_update: updateTeam, team_member_add: addMember, team_member_remove: removeMember, team_usage: teamUsage,
+  usage: serveUsage, tasks: serveTasks, reconciliation: serveReconciliation, requests: serveRequests, request: serveRequest, requests_export: exportRequests, channels: serveChannels, reload,
 };
 
 /** An action that takes no body still reads one a client sent, within the route's bounds (413 past them). */

@@ -4,9 +4,9 @@
 import type { Store } from '../store/store.js';
 import type { Accounts } from '../accounts/purse.js';
 import { isPeriod, periodAt, type Period } from '../accounts/periods.js';
-import { memberCapAccount, teamBudgetAccount, type TeamRecord } from '../accounts/team-store.js';
+import { isTeamId, memberCapAccount, teamBudgetAccount, type TeamRecord } from '../accounts/team-store.js';
 import type { UserRecord } from '../accounts/user-store.js';
-import { TokenAdminError } from './admin-error.js';
+import { conflict, notFound, TokenAdminError } from './admin-error.js';
 import { checkAmount, checkName, type UserAdmin } from './user-admin.js';
 
 export interface TeamPeriodView { key: string; starts_at: number; resets_at: number; budget: number | null; used: number | null; remaining: number | null }
@@ -22,9 +22,9 @@ export class TeamAdmin {
   constructor(private readonly store: Store, private readonly accounts: Accounts, private readonly users: UserAdmin) {}
 
   async create(input: TeamInput): Promise<TeamView> {
-    const name = checkName(input.name, 'name');
+    const name = checkTeamName(input.name);
     const t = checkBudget(input);
-    if (await this.accounts.teams.find(name)) throw new TokenAdminError(`a team named "${name}" exists`, 'name', false, 'team', true);
+    await this.checkNameFree(name);
     return this.view(await this.accounts.teams.create({ name, ...t }));
   }
 
@@ -41,7 +41,7 @@ export class TeamAdmin {
   async add(teamRef: string, userRef: string): Promise<TeamView> {
     const team = await this.find(teamRef);
     const user = await this.users.find(userRef);
-    if (user.team && user.team !== team.id) throw new TokenAdminError(`user ${user.id} is in another team (${user.team}); remove them from it first`, 'user', false, 'user', true);
+    if (user.team && user.team !== team.id) throw conflict(`user ${user.id} is in another team (${user.team}); remove them from it first`, 'user', 'user');
     if (user.team !== team.id) await this.accounts.users.update({ ...user, team: team.id });
     return this.view(team);
   }
@@ -49,7 +49,7 @@ export class TeamAdmin {
   async remove(teamRef: string, userRef: string): Promise<TeamView> {
     const team = await this.find(teamRef);
     const user = await this.users.find(userRef);
-    if (user.team !== team.id) throw new TokenAdminError(`user ${user.id} is not a member of team ${team.id}`, 'user', false, 'user', true);
+    if (user.team !== team.id) throw conflict(`user ${user.id} is not a member of team ${team.id}`, 'user', 'user');
     await this.accounts.users.update({ ...user, team: undefined });
     return this.view(team);
   }
@@ -60,23 +60,32 @@ export class TeamAdmin {
    */
   async update(ref: string, input: Partial<TeamInput>): Promise<TeamView> {
     const team = await this.find(ref);
-    const merged = { budget: team.budget ?? null, period: team.period ?? null, member_cap: team.member_cap ?? null, ...input };
-    const t = checkBudget(merged);
-    const next: TeamRecord = { id: team.id, name: input.name === undefined ? team.name : checkName(input.name, 'name'), ...t, created_at: team.created_at };
-    const key = this.span(team).key;
-    const stamp = `${Date.now()}:${process.pid}`;
-    if (t.period === (team.period ?? 'month')) {
-      await this.adjust(teamBudgetAccount(team.id, key), (t.budget ?? 0) - (team.budget ?? 0), `budget:${stamp}`);
-      for (const u of await this.members(team.id)) await this.adjust(memberCapAccount(team.id, key, u.id), (t.member_cap ?? 0) - (team.member_cap ?? 0), `cap:${stamp}`);
-    }
+    const t = budgetAfter(team, input);
+    const name = input.name === undefined || input.name === team.name ? team.name : checkTeamName(input.name);
+    if (name !== team.name) await this.checkNameFree(name);
+    await this.moveBudgets(team, t);
+    const next: TeamRecord = { id: team.id, name, ...t, created_at: team.created_at };
     await this.accounts.teams.update(next);
     return this.view(next);
   }
 
+  /** The current period's team and member accounts, by the difference (when the period stays). */
+  private async moveBudgets(team: TeamRecord, t: Budget): Promise<void> {
+    if (t.period !== (team.period ?? 'month')) return;
+    const key = this.span(team).key;
+    const stamp = `${Date.now()}:${process.pid}`;
+    await this.adjust(teamBudgetAccount(team.id, key), (t.budget ?? 0) - (team.budget ?? 0), stamp);
+    for (const u of await this.members(team.id)) await this.adjust(memberCapAccount(team.id, key, u.id), (t.member_cap ?? 0) - (team.member_cap ?? 0), stamp);
+  }
+
   async find(ref: string): Promise<TeamRecord> {
     const t = typeof ref === 'string' && ref.length <= 128 ? await this.accounts.teams.find(ref) : undefined;
-    if (!t) throw new TokenAdminError(`no team ${String(ref).slice(0, 80)}`, undefined, true, 'team');
+    if (!t) throw notFound('team', ref);
     return t;
+  }
+
+  private async checkNameFree(name: string): Promise<void> {
+    if (await this.accounts.teams.find(name)) throw conflict(`a team named "${name}" exists`, 'name', 'team');
   }
 
   async members(teamId: string, users?: UserRecord[]): Promise<UserRecord[]> {
@@ -87,10 +96,13 @@ export class TeamAdmin {
     return periodAt(team.period ?? 'month', at, this.accounts.zone);
   }
 
-  /** Moves an account made for the current period; one not made yet starts from the new figure when it is. */
-  private async adjust(account: string, delta: number, ref: string): Promise<void> {
+  /**
+   * Moves an account made for the current period; one not made yet starts from the new figure when it is. The ref
+   * names the account: a topup's ref is its entry's id, unique across accounts in some stores.
+   */
+  private async adjust(account: string, delta: number, stamp: string): Promise<void> {
     if (delta === 0 || (await this.store.quota.balance(account)) === undefined) return;
-    await this.store.quota.topup(account, delta, ref, { route: 'admin' });
+    await this.store.quota.topup(account, delta, `budget:${account}:${stamp}`, { route: 'admin' });
   }
 
   async view(t: TeamRecord, users?: UserRecord[]): Promise<TeamView> {
@@ -112,7 +124,24 @@ export class TeamAdmin {
   }
 }
 
-function checkBudget(input: Partial<TeamInput>): Pick<TeamRecord, 'budget' | 'period' | 'member_cap'> {
+/** A team's name: also not of the form of a team id, which a lookup by id or name would take for an id. */
+function checkTeamName(v: unknown): string {
+  const name = checkName(v, 'name');
+  if (isTeamId(name)) throw new TokenAdminError('`name` must not have the form of a team id (team_ and 12 hex digits)', 'name');
+  return name;
+}
+
+type Budget = Pick<TeamRecord, 'budget' | 'period' | 'member_cap'>;
+
+/** What a change leaves: a field left out keeps its value; the period goes with the last budget or cap removed. */
+function budgetAfter(team: TeamRecord, input: Partial<TeamInput>): Budget {
+  const budget = input.budget === undefined ? team.budget ?? null : input.budget;
+  const member_cap = input.member_cap === undefined ? team.member_cap ?? null : input.member_cap;
+  const period = input.period !== undefined ? input.period : budget !== null || member_cap !== null ? team.period ?? null : null;
+  return checkBudget({ budget, member_cap, period });
+}
+
+function checkBudget(input: Partial<TeamInput>): Budget {
   const budget = input.budget === undefined || input.budget === null ? undefined : checkAmount(input.budget, 'budget', 0);
   const member_cap = input.member_cap === undefined || input.member_cap === null ? undefined : checkAmount(input.member_cap, 'member_cap', 0);
   if (input.period !== undefined && input.period !== null && !isPeriod(input.period)) throw new TokenAdminError('`period` must be one of day, week, month', 'period');

@@ -8,11 +8,11 @@ import type { TokenChange, TokenRecord, TokenStore } from '../store/token-store.
 import { randomBytes } from 'node:crypto';
 import { openAccounts, type Accounts } from '../accounts/purse.js';
 import { isUserId, walletOf, type UserRecord } from '../accounts/user-store.js';
-import { isPeriod, type Period } from '../accounts/periods.js';
-import { checkAmount } from './user-admin.js';
+import { checkAmount, checkUserName } from './user-admin.js';
+import { capsAfter, capsChanged, checkCaps, moveCaps } from './token-caps.js';
 
 export { TokenAdminError } from './admin-error.js';
-import { TokenAdminError } from './admin-error.js';
+import { notFound as noSuch, TokenAdminError } from './admin-error.js';
 
 /** A token as operators see it: never its key or hash. */
 /** `balance`: what the token can draw on, its user's wallet (its own account for a token no upgrade has reached). */
@@ -45,7 +45,7 @@ export class TokenAdmin {
   async create(input: TokenInput): Promise<{ key: string; token: TokenView }> {
     const quota = checkAmount(input.quota ?? 0, 'quota', 0);
     const caps = checkCaps(input);
-    const owner = input.user === undefined ? undefined : await this.accounts.users.find(input.user);
+    const owner = input.user === undefined ? undefined : await this.ownerNamed(input.user);
     const group = input.group ?? owner?.group;
     if (group === undefined) throw new TokenAdminError('`group` is required for a token of no user', 'group');
     this.checkGroup(group);
@@ -54,27 +54,35 @@ export class TokenAdmin {
     const user = owner ?? await this.accounts.users.create({ name: input.user ?? `token ${randomBytes(6).toString('hex')}`, group }, 0);
     if (quota > 0) await this.store.quota.topup(walletOf(user.id), quota, `create:${randomBytes(8).toString('hex')}`, { route: 'admin', user: user.id });
     const { key, record } = await this.tokens.create({
-      group, quota: 0, user: user.id, name: input.name, models: input.models, ...caps,
+      group, quota: 0, user: user.id, name: input.name, models: input.models, cap: caps.cap, periodCap: caps.period_cap, capPeriod: caps.cap_period,
       expiresAt: input.expires_at ?? undefined, tokensPerMinute: input.tokens_per_minute ?? undefined,
     });
     return { key, token: await this.view(record) };
   }
 
-  async list(): Promise<TokenView[]> {
-    return Promise.all((await this.tokens.list()).map((r) => this.view(r)));
+  /** Oldest first; `user`: only that user's (by id). */
+  async list(user?: string): Promise<TokenView[]> {
+    return Promise.all((await this.tokens.list()).filter((r) => user === undefined || r.user === user).map((r) => this.view(r)));
   }
 
   async get(id: string): Promise<TokenView> {
     return this.view(await this.find(id));
   }
 
+  /** Every field is checked before anything moves: a refused change changes nothing. */
   async update(id: string, change: TokenChange): Promise<TokenView> {
     const rec = await this.find(id);
     const group = change.group ?? rec.group;
     if (change.group !== undefined) this.checkGroup(change.group);
     this.checkModels(group, change.models === undefined ? rec.models : change.models ?? undefined);
     checkTokensPerMinute(change.tokens_per_minute);
-    const next = await this.tokens.update(id, change);
+    const caps = capsAfter(rec, change);
+    if (capsChanged(rec, caps)) {
+      // A token no upgrade has reached spends its own account: a cap would add to the money on it.
+      if (!(await this.ownerOf(rec))) throw new TokenAdminError('caps are for tokens of a user; this token predates users (a restart upgrades it)', 'cap');
+      await moveCaps(this.store, rec, caps, this.accounts.zone);
+    }
+    const next = await this.tokens.update(id, { ...change, cap: caps.cap ?? null, period_cap: caps.period_cap ?? null, cap_period: caps.cap_period ?? null });
     if (!next) throw notFound(id);
     return this.view(next);
   }
@@ -100,6 +108,15 @@ export class TokenAdmin {
     const rec = /^tok_[0-9a-f]{1,64}$/.test(id) ? await this.tokens.byId(id) : undefined;
     if (!rec) throw notFound(id);
     return rec;
+  }
+
+  /** A user named by id must exist; a name no user has yet is a new user's (checked here, made by create). */
+  private async ownerNamed(ref: string): Promise<UserRecord | undefined> {
+    const found = typeof ref === 'string' && ref.length <= 128 ? await this.accounts.users.find(ref) : undefined;
+    if (found) return found;
+    if (typeof ref === 'string' && isUserId(ref)) throw noSuch('user', ref);
+    checkUserName(ref, 'user');
+    return undefined;
   }
 
   private ownerOf(r: TokenRecord): Promise<UserRecord | undefined> {
@@ -133,16 +150,6 @@ export class TokenAdmin {
       if (!reachable.has(m)) throw new TokenAdminError(`model "${m.slice(0, 128)}" is not served to group "${group}"`, `models[${i}]`);
     });
   }
-}
-
-/** A total cap, a cap per period, or both; a period needs its cap. */
-function checkCaps(input: TokenInput): { cap?: number; periodCap?: number; capPeriod?: Period } {
-  const cap = input.cap === undefined || input.cap === null ? undefined : checkAmount(input.cap, 'cap', 0);
-  const periodCap = input.period_cap === undefined || input.period_cap === null ? undefined : checkAmount(input.period_cap, 'period_cap', 0);
-  const capPeriod = input.cap_period ?? undefined;
-  if (capPeriod !== undefined && !isPeriod(capPeriod)) throw new TokenAdminError('`cap_period` must be one of day, week, month', 'cap_period');
-  if ((capPeriod === undefined) !== (periodCap === undefined)) throw new TokenAdminError('`period_cap` and `cap_period` go together', capPeriod === undefined ? 'cap_period' : 'period_cap');
-  return { cap, periodCap, capPeriod };
 }
 
 /** The API's schema checks this too; the CLI's input comes only through here. */

@@ -8,8 +8,9 @@ import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { queryOf } from '../pipeline/match-route.js';
 import type { Exchange } from '../pipeline/exchange.js';
-import { addCounts, groupings, hourMs, noUsage, type Grouping, type UsageQuery, type UsageRow } from '../store/usage.js';
+import { groupings, type Grouping, type UsageQuery, type UsageRow } from '../store/usage.js';
 import { readRange } from './time-range.js';
+import { coveredHours, totalOf, withUsd } from './usage-rows.js';
 
 export async function serveUsage(ex: Exchange): Promise<void> {
   const q = queryOf(ex.ctx.url);
@@ -19,12 +20,10 @@ export async function serveUsage(ex: Exchange): Promise<void> {
   const rows = await ex.g.store.quota.usage(query);
   const perUsd = ex.g.runtime.unitsPerUsd;
   sendJson(ex.res, 200, {
-    object: 'usage', group_by: thenBy ? `${groupBy},${thenBy}` : groupBy, granularity: 'hour',
-    // The hours the figures cover, which a range's ends are rounded to.
-    from: new Date(Math.floor(range.from / hourMs) * hourMs).toISOString(), to: new Date(Math.ceil(range.to / hourMs) * hourMs).toISOString(),
+    object: 'usage', group_by: thenBy ? `${groupBy},${thenBy}` : groupBy, granularity: 'hour', ...coveredHours(range),
     units_per_usd: perUsd,
     data: rows.map((r) => withUsd(rowOf(r, thenBy), perUsd)),
-    total: withUsd(total(rows), perUsd),
+    total: withUsd(totalOf(rows), perUsd),
   });
 }
 
@@ -42,16 +41,3 @@ function rowOf(r: UsageRow, thenBy?: Grouping): Omit<UsageRow, 'sub'> & Partial<
   const { key, sub, ...counts } = r;
   return { key, [thenBy]: sub, ...counts };
 }
-
-function total(rows: UsageRow[]): UsageRow {
-  const t: UsageRow = { key: 'total', ...noUsage() };
-  for (const r of rows) addCounts(t, r);
-  return t;
-}
-
-/** Dollars beside units; the vendors' own figure only where they reported one, so other rows keep their shape. */
-const withUsd = <R extends { charged: number; vendor_charged: number }>(r: R, perUsd: number) => ({
-  ...r, charged_usd: usd(r.charged, perUsd), ...(r.vendor_charged > 0 && { vendor_charged_usd: usd(r.vendor_charged, perUsd) }),
-});
-
-const usd = (units: number, perUsd: number) => Math.round((units / perUsd) * 1e6) / 1e6;

@@ -2,9 +2,9 @@
 // ledger account; a topup moves money into it, once per `ref`.
 import type { Runtime } from '../config/runtime.js';
 import type { Store } from '../store/store.js';
-import { walletOf, type UserRecord } from '../accounts/user-store.js';
+import { isUserId, walletOf, type UserRecord } from '../accounts/user-store.js';
 import type { Accounts } from '../accounts/purse.js';
-import { TokenAdminError } from './admin-error.js';
+import { conflict, notFound, TokenAdminError } from './admin-error.js';
 import type { RequestRecord } from '../request-log/log-store.js';
 import { topupRecord } from '../request-log/records.js';
 
@@ -15,6 +15,12 @@ export interface UserView {
 
 export interface UserInput { name: string; group?: string; quota?: number; unlimited?: boolean }
 
+/** What an operator may change on a user; the wallet moves only by topups. */
+export interface UserChange { name?: string; group?: string; unlimited?: boolean; disabled?: boolean }
+
+/** A listing's filters: the members of a team (its id or name), disabled users or active ones. */
+export interface UserFilter { team?: string; disabled?: boolean }
+
 export const maxAmount = 1e15; // far beyond any real balance, and exactly representable
 const namePattern = /^[^\u0000-\u001f\u007f]{1,128}$/;
 
@@ -23,16 +29,39 @@ export class UserAdmin {
     private readonly journal: (r: RequestRecord) => void = () => undefined) {}
 
   async create(input: UserInput): Promise<UserView> {
-    const name = checkName(input.name, 'name');
+    const name = checkUserName(input.name);
     const group = input.group ?? defaultGroup(this.runtime());
     checkGroup(this.runtime(), group);
     const quota = checkAmount(input.quota ?? 0, 'quota', 0);
-    if (await this.accounts.users.idOfName(name)) throw new TokenAdminError(`a user named "${name}" exists`, 'name', false, 'user', true);
-    return this.view(await this.accounts.users.create({ name, group, unlimited: input.unlimited }, quota));
+    const unlimited = checkFlag(input.unlimited, 'unlimited');
+    await this.checkNameFree(name);
+    return this.view(await this.accounts.users.create({ name, group, unlimited }, quota));
   }
 
-  async list(): Promise<UserView[]> {
-    return Promise.all((await this.accounts.users.list()).map((u) => this.view(u)));
+  /** Oldest first. An unknown team is not found rather than an empty list, so a typo does not pass for "no members". */
+  async list(filter: UserFilter = {}): Promise<UserView[]> {
+    const team = filter.team === undefined ? undefined : await this.teamOf(filter.team);
+    const users = (await this.accounts.users.list()).filter((u) =>
+      (team === undefined || u.team === team) && (filter.disabled === undefined || Boolean(u.disabled) === filter.disabled));
+    return Promise.all(users.map((u) => this.view(u)));
+  }
+
+  /** Every field is checked before anything is written: a refused change changes nothing. */
+  async update(ref: string, change: UserChange): Promise<UserView> {
+    const u = await this.find(ref);
+    const next: UserRecord = { ...u };
+    if (change.name !== undefined && change.name !== u.name) {
+      next.name = checkUserName(change.name);
+      await this.checkNameFree(next.name);
+    }
+    if (change.group !== undefined) {
+      checkGroup(this.runtime(), change.group);
+      next.group = change.group;
+    }
+    if (change.unlimited !== undefined) next.unlimited = checkFlag(change.unlimited, 'unlimited');
+    if (change.disabled !== undefined) next.disabled = checkFlag(change.disabled, 'disabled');
+    await this.accounts.users.update(next);
+    return this.view(next);
   }
 
   async get(ref: string): Promise<UserView> {
@@ -41,8 +70,18 @@ export class UserAdmin {
 
   async find(ref: string): Promise<UserRecord> {
     const u = typeof ref === 'string' && ref.length <= 128 ? await this.accounts.users.find(ref) : undefined;
-    if (!u) throw new TokenAdminError(`no user ${String(ref).slice(0, 80)}`, undefined, true, 'user');
+    if (!u) throw notFound('user', ref);
     return u;
+  }
+
+  private async teamOf(ref: string): Promise<string> {
+    const t = typeof ref === 'string' && ref.length <= 128 ? await this.accounts.teams.find(ref) : undefined;
+    if (!t) throw notFound('team', ref);
+    return t.id;
+  }
+
+  private async checkNameFree(name: string): Promise<void> {
+    if (await this.accounts.users.idOfName(name)) throw conflict(`a user named "${name}" exists`, 'name', 'user');
   }
 
   /** `ref` makes a repeated topup (a retried request, an idempotency key) count once. */
@@ -55,11 +94,8 @@ export class UserAdmin {
   }
 
   /** A disabled user's tokens are refused on every instance (within the token cache time); the wallet stays. */
-  async setDisabled(ref: string, disabled: boolean): Promise<UserView> {
-    const u = await this.find(ref);
-    const next = { ...u, disabled: disabled || undefined };
-    await this.accounts.users.update(next);
-    return this.view(next);
+  setDisabled(ref: string, disabled: boolean): Promise<UserView> {
+    return this.update(ref, { disabled });
   }
 
   async view(u: UserRecord): Promise<UserView> {
@@ -73,6 +109,19 @@ export class UserAdmin {
 export function checkName(v: unknown, field: string): string {
   if (typeof v !== 'string' || !namePattern.test(v) || v.trim() !== v) throw new TokenAdminError(`\`${field}\` must be 1 to 128 printable characters, without spaces at either end`, field);
   return v;
+}
+
+/** A user's name: also not of the form of a user id, which a lookup by id or name would take for an id. */
+export function checkUserName(v: unknown, field = 'name'): string {
+  const name = checkName(v, field);
+  if (isUserId(name)) throw new TokenAdminError(`\`${field}\` must not have the form of a user id (usr_ and 12 hex digits)`, field);
+  return name;
+}
+
+/** true, false, or absent (undefined: the record keeps no flag). */
+function checkFlag(v: unknown, field: string): true | undefined {
+  if (v !== undefined && typeof v !== 'boolean') throw new TokenAdminError(`\`${field}\` must be true or false`, field);
+  return v || undefined;
 }
 
 /** A whole number of units from `min` to maxAmount. */

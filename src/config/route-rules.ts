@@ -18,7 +18,9 @@ export function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][nu
 }
 
 const actions: Partial<Record<string, string[]>> = {
-  admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke', 'usage', 'tasks', 'reconciliation', 'requests', 'request', 'requests_export', 'channels', 'reload'],
+  admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke',
+    'user_create', 'user_list', 'user_get', 'user_update', 'user_topup', 'user_tokens', 'user_usage', 'team_create', 'team_list', 'team_get', 'team_update', 'team_member_add', 'team_member_remove', 'team_usage',
+    'usage', 'tasks', 'reconciliation', 'requests', 'request', 'requests_export', 'channels', 'reload'],
   billing: ['subscription', 'usage', 'requests', 'request'],
   files: ['upload', 'list', 'get', 'content', 'delete'],
 };

@@ -113,7 +113,7 @@ export function describeOne(e: ErrorObject, root = 'body'): string {
     case 'additionalProperties':
       return `${name(field ? `${field}.${p.additionalProperty}` : String(p.additionalProperty))} is not allowed`;
     case 'enum':
-      return `${name(field)} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+      return `${name(field)} must be one of: ${(p.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
     case 'format':
       return p.format === 'json-string' ? `${name(field)} must be a string holding JSON` : `${name(field)} ${e.message}`;
     case 'const':

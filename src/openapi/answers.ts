@@ -28,7 +28,8 @@ export async function answersOf(route: CompiledRoute, components: SchemaComponen
     case 'admin':
       if (route.action === 'requests' || route.action === 'request') return ok(json(recordList(components)));
       if (route.action === 'requests_export') return ok({ 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string', description: 'One request record a line.' } } });
-      return [{ status: route.action === 'token_create' ? '201' : '200', description: 'Success.', content: json(object(`The ${route.action} answer.`)) }];
+      if (route.action === 'user_usage' || route.action === 'team_usage') return ok(usageReport(route.action), usageWords[route.action]);
+      return [{ status: creates.has(route.action ?? '') ? '201' : '200', description: 'Success.', content: json(object(`The ${route.action} answer.`)) }];
     case 'billing': return ok(json(route.action === 'requests' || route.action === 'request' ? recordList(components) : object(`The ${route.action} answer.`)));
     case 'files': return fileAnswers(route, components);
     case 'openapi': return ok(json(object('This document.')));
@@ -49,6 +50,19 @@ export async function answersOf(route: CompiledRoute, components: SchemaComponen
     default: return ok(json(object(`The ${route.policy} answer.`)));
   }
 }
+
+const creates = new Set(['token_create', 'user_create', 'team_create']);
+
+const usageWords: Record<string, string> = {
+  user_usage: 'The user\'s usage over the range: requests of all their tokens, from the usage rollups.',
+  team_usage: 'The team\'s usage over the range: the requests of the users who are its members now (a user who left takes their spending along, one who joined brings theirs).',
+};
+
+/** A user's or team's report: JSON rows and a total, or (`format=csv`) the rows as CSV with a header row. */
+const usageReport = (action: string): Content => ({
+  ...json(object(`The ${action} report: {object: usage, group_by, from, to, units_per_usd, data: rows of counts, charged and charged_usd, total}.`)),
+  'text/csv': { schema: { type: 'string', description: 'With `format=csv`: a header row, then a row per key (no total row).' } },
+});
 
 /** An audio route's formats (bytes of each, or its events), else the vendor's JSON, text or events. */
 function relayAnswer(route: CompiledRoute): Content {

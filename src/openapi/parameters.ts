@@ -4,6 +4,7 @@
 import type { CompiledRoute } from '../config/runtime.js';
 import { groupings } from '../store/usage.js';
 import { taskStatuses } from '../admin/tasks-api.js';
+import { teamGroupings, userGroupings } from '../admin/account-reports.js';
 
 export interface Parameter { name: string; in: 'path' | 'query' | 'header'; required?: boolean; description: string; schema: Record<string, unknown> }
 export interface QuerySet { source: string; parameters: Parameter[] }
@@ -25,6 +26,15 @@ function logSearch(def: number, max: number): Parameter[] {
   ];
 }
 
+/** A user's or a team's usage report (src/admin/account-usage-api.ts). */
+function accountUsage(groupings: readonly string[], note: string): Parameter[] {
+  return [
+    instant('from', 'Start of the range (default: 30 days before `to`; at most 400 days)'), instant('to', 'End of the range, exclusive (default: now)'),
+    query('group_by', `What each row sums.${note}`, { type: 'string', enum: [...groupings], default: 'model' }),
+    query('format', 'JSON, or CSV with a header row (text/csv).', { type: 'string', enum: ['json', 'csv'], default: 'json' }),
+  ];
+}
+
 /** By `policy:action`: the query parameters each local answer reads. */
 export const queryParameters: Record<string, QuerySet> = {
   'task:page': { source: 'src/policies/task-page.ts', parameters: [
@@ -35,6 +45,15 @@ export const queryParameters: Record<string, QuerySet> = {
     query('revoked', 'Only revoked (`true`) or live (`false`) tokens.', { type: 'string', enum: ['true', 'false'] }),
     limit(100, 1000), after('token'),
   ] },
+  'admin:user_list': { source: 'src/admin/users-api.ts', parameters: [
+    query('team', 'Only the members of this team (its id or name; 404 when there is none).'),
+    query('disabled', 'Only disabled (`true`) or active (`false`) users.', { type: 'string', enum: ['true', 'false'] }),
+    limit(100, 1000), after('user'),
+  ] },
+  'admin:user_tokens': { source: 'src/admin/list-page.ts', parameters: [limit(100, 1000), after('token')] },
+  'admin:user_usage': { source: 'src/admin/account-usage-api.ts', parameters: accountUsage(userGroupings, '') },
+  'admin:team_list': { source: 'src/admin/list-page.ts', parameters: [limit(100, 1000), after('team')] },
+  'admin:team_usage': { source: 'src/admin/account-usage-api.ts', parameters: accountUsage(teamGroupings, ' `member`: a row per member, with their name.') },
   'admin:tasks': { source: 'src/admin/tasks-api.ts', parameters: [
     query('token', 'Only tasks of this token id (404 when there is no such token).'), query('user', 'Only tasks of this user.'),
     query('status', 'Only tasks in this state.', { type: 'string', enum: taskStatuses }), query('family', 'Only tasks of this family (e.g. video).'),
@@ -72,10 +91,24 @@ const pathWords: Record<string, string> = {
   admin: 'A token id (`tok_…`).',
 };
 
+/** The admin routes' path segments, by what the action is about. */
+function adminWords(action: string, name: string): string | undefined {
+  if (name === 'user') return 'A member: a user id (`usr_…`) or name.';
+  if (action.startsWith('user_')) return 'A user id (`usr_…`) or name.';
+  if (action.startsWith('team_')) return 'A team id (`team_…`) or name.';
+  return undefined;
+}
+
+function pathWordsOf(route: CompiledRoute, name: string): string | undefined {
+  const admin = route.policy === 'admin' ? adminWords(route.action ?? '', name) : undefined;
+  if (admin || name !== 'id') return admin;
+  return route.action === 'request' ? requestId : pathWords[route.policy];
+}
+
 export function parametersOf(route: CompiledRoute): Parameter[] {
   const path = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]): Parameter => ({
     name, in: 'path', required: true, schema: { type: 'string' },
-    description: (name === 'id' && (route.action === 'request' ? requestId : pathWords[route.policy])) || `The \`${name}\` segment of the path.`,
+    description: pathWordsOf(route, name) || `The \`${name}\` segment of the path.`,
   }));
   const own = queryParameters[`${route.policy}:${route.task?.action ?? route.action}`]?.parameters ?? [];
   return [...path, ...own, ...modelQuery(route), ...headers(route)];
@@ -92,7 +125,7 @@ function headers(route: CompiledRoute): Parameter[] {
   if (route.task?.action === 'content') {
     out.push({ name: 'Range', in: 'header', description: 'A byte range of the result, passed to where it is stored (answered 206).', schema: { type: 'string' } });
   }
-  if (route.policy === 'admin' && route.action === 'token_topup') {
+  if (route.policy === 'admin' && (route.action === 'token_topup' || route.action === 'user_topup')) {
     out.push({ name: 'Idempotency-Key', in: 'header', description: 'Makes a retried topup count once (1 to 128 printable characters).', schema: { type: 'string', minLength: 1, maxLength: 128 } });
   }
   return out;

@@ -48,7 +48,13 @@ const fileActions: Record<string, ErrorCode[]> = {
   delete: ['file_not_found', 'upstream_error'],
 };
 const adminActions: Record<string, ErrorCode[]> = {
+  token_create: ['user_not_found'],
   token_list: ['invalid_request'], token_get: ['token_not_found'], token_update: ['token_not_found'], token_topup: ['token_not_found'],
+  user_create: ['conflict'], user_list: ['invalid_request', 'team_not_found'], user_get: ['user_not_found'], user_update: ['user_not_found', 'conflict'],
+  user_topup: ['user_not_found'], user_tokens: ['user_not_found', 'invalid_request'], user_usage: ['user_not_found', 'invalid_request'],
+  team_create: ['conflict'], team_list: ['invalid_request'], team_get: ['team_not_found'], team_update: ['team_not_found', 'conflict'],
+  team_member_add: ['team_not_found', 'user_not_found', 'conflict'], team_member_remove: ['team_not_found', 'user_not_found', 'conflict'],
+  team_usage: ['team_not_found', 'invalid_request'],
   token_revoke: ['token_not_found'], usage: ['invalid_request'], tasks: ['invalid_request', 'token_not_found'], reload: ['invalid_request'],
 };
 const billingActions: Record<string, ErrorCode[]> = { usage: ['invalid_request'] };

@@ -10,9 +10,10 @@ const columns: (keyof RequestRecord)[] = [
 
 export const csvHeader = () => `${columns.join(',')}\r\n`;
 
-export const csvRow = (r: RequestRecord) => `${columns.map((c) => cell(r[c])).join(',')}\r\n`;
+export const csvRow = (r: RequestRecord) => `${columns.map((c) => csvCell(r[c])).join(',')}\r\n`;
 
-function cell(v: unknown): string {
+/** One value as a CSV cell: quoted where it must be, a formula-like string kept as text. */
+export function csvCell(v: unknown): string {
   if (v === undefined || v === null) return '';
   let text = typeof v === 'object' ? JSON.stringify(v) : String(v);
   // A client's string that a spreadsheet would run as a formula (a model named `=HYPERLINK(…)`) is kept as text.

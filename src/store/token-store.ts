@@ -32,8 +32,14 @@ export interface NewToken {
   cap?: number; periodCap?: number; capPeriod?: 'day' | 'week' | 'month';
 }
 
-/** What an operator may change on a token (null removes a field); its key, user and balance are not among them. */
-export interface TokenChange { group?: string; models?: string[] | null; name?: string | null; expires_at?: number | null; tokens_per_minute?: number | null }
+/**
+ * What an operator may change on a token (null removes a field); its key, user and balance are not among them. A
+ * new `cap` is the token's record only: the caller moves its account by the difference (TokenAdmin.update).
+ */
+export interface TokenChange {
+  group?: string; models?: string[] | null; name?: string | null; expires_at?: number | null; tokens_per_minute?: number | null;
+  cap?: number | null; period_cap?: number | null; cap_period?: 'day' | 'week' | 'month' | null;
+}
 
 // crypto.hash: the one-shot form, half the cost of createHash on every authenticated request.
 const hashKey = (key: string) => hash('sha256', key, 'hex');
@@ -111,6 +117,9 @@ export class TokenStore {
     if (change.name !== undefined) next.name = change.name ?? undefined;
     if (change.expires_at !== undefined) next.expires_at = change.expires_at ?? undefined;
     if (change.tokens_per_minute !== undefined) next.tokens_per_minute = change.tokens_per_minute ?? undefined;
+    if (change.cap !== undefined) next.cap = change.cap ?? undefined;
+    if (change.period_cap !== undefined) next.period_cap = change.period_cap ?? undefined;
+    if (change.cap_period !== undefined) next.cap_period = change.cap_period ?? undefined;
     await this.kv.set(`key:${rec.hash}`, next);
     // A revoke that raced this write may have been overwritten by it: its mark says so.
     if (!next.revoked && (await this.kv.get(`revoked:${id}`))) {

@@ -26,4 +26,16 @@ export interface AdminTokenUpdateRequest {
    * Most tokens (prompt plus completion, as billed) the token may use in any minute; null: its group's `tokens_per_minute`.
    */
   tokens_per_minute?: number | null;
+  /**
+   * The most the token may spend in total; null removes the cap. The token's account moves by the difference, so what it spent so far counts against the new cap.
+   */
+  cap?: number | null;
+  /**
+   * The most the token may spend per `cap_period`; null removes it (with `cap_period`). The current period's account moves by the difference.
+   */
+  period_cap?: number | null;
+  /**
+   * day, week or month; null removes it (with `period_cap`).
+   */
+  cap_period?: 'day' | 'week' | 'month' | null;
 }

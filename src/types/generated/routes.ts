@@ -208,7 +208,7 @@ export interface Route {
    */
   answer?: string;
   /**
-   * What a route of policy `admin` or `billing` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `usage`, `tasks`, `reconciliation`, `requests`, `request`, `requests_export`, `channels`, `reload`; billing: `subscription`, `usage`, `requests` and `request` (the token's own records of the request log).; files: `upload` (the route's `files` rules), `list` (the caller's files, OpenAI's list shape: `after`, `limit`, `order`, `purpose`), `get`, `content` (the bytes, streamed from the vendor), `delete` (at the vendor, then the record).
+   * What a route of policy `admin` or `billing` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `user_create`, `user_list`, `user_get`, `user_update`, `user_topup`, `user_tokens`, `user_usage`, `team_create`, `team_list`, `team_get`, `team_update`, `team_member_add`, `team_member_remove`, `team_usage`, `usage`, `tasks`, `reconciliation`, `requests`, `request`, `requests_export`, `channels`, `reload`; billing: `subscription`, `usage`, `requests` and `request` (the token's own records of the request log).; files: `upload` (the route's `files` rules), `list` (the caller's files, OpenAI's list shape: `after`, `limit`, `order`, `purpose`), `get`, `content` (the bytes, streamed from the vendor), `delete` (at the vendor, then the record).
    */
   action?:
     | 'token_create'
@@ -217,6 +217,20 @@ export interface Route {
     | 'token_update'
     | 'token_topup'
     | 'token_revoke'
+    | 'user_create'
+    | 'user_list'
+    | 'user_get'
+    | 'user_update'
+    | 'user_topup'
+    | 'user_tokens'
+    | 'user_usage'
+    | 'team_create'
+    | 'team_list'
+    | 'team_get'
+    | 'team_update'
+    | 'team_member_add'
+    | 'team_member_remove'
+    | 'team_usage'
     | 'usage'
     | 'tasks'
     | 'reconciliation'
