@@ -91,10 +91,12 @@ export class HeldQuota implements QuotaLedger {
   /** Makes the refusing level's hold cover the amount, then tries every level again: nothing is taken until all are covered. */
   private async cover(levels: Level[], amount: number, tags: EntryTags | undefined, refused: number): Promise<number> {
     for (let wait = 0; refused >= 0; refused = takeLevels(this.held, this.open, levels, amount, tags)) {
-      const { account, unchecked } = levels[refused];
-      const h = this.held.get(account) ?? this.newHold(account);
-      if (h === undefined) return refused; // no such account
-      if (unchecked) continue;
+      const { account } = levels[refused];
+      const h = this.held.get(account);
+      if (h === undefined) { // no hold here yet (unchecked levels refuse for nothing else): make one, then try again
+        if (this.newHold(account) === undefined) return refused; // no such account
+        continue;
+      }
       const got = this.holds.grab(this.owner, account, amount - h.free, amount - h.free + Math.max(8 * amount, 2 * h.rate), Date.now());
       if (got === undefined) return refused;
       if (got > 0) { h.free += got; continue; }
