@@ -12,6 +12,11 @@
 // charged: the gateway can forgive at most one flush interval of charges; a client is never charged twice,
 // never charged for a reservation it did not use, and never overdrawn.
 //
+// A request reserves on several accounts at once (levels: docs/contributors/money-levels.md): the process first makes
+// every checked level's hold cover the amount, then takes it from all of them in one synchronous step (held-levels.ts).
+// An unchecked level never refuses: its hold's free may go below 0, and the hold row does once those charges are
+// written; returned to the account (idle, stop, crash), a hold below 0 takes the debt with it, so money is conserved.
+//
 // Task reservations outlive a process, so they are `durable`: written through to the ledger at once.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +24,7 @@ import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntr
 import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
 import type { HoldBackend } from './hold-backend.js';
 import { lateRow, spentOf, type Closed } from './held-rows.js';
+import { takeLevels, type Held, type Open } from './held-levels.js';
 
 export interface HeldQuotaOptions {
   /** This process's id in the store (Store.instance); a random one when absent (tests). */
@@ -30,9 +36,6 @@ export interface HeldQuotaOptions {
   idleMs: number;
   onError(msg: string, err?: unknown): void;
 }
-
-interface Held { free: number; inflight: number; unflushed: number; spent: number; rate: number; usedAt: number }
-interface Open { account: string; amount: number; at: number; orphan: boolean; tags?: EntryTags }
 
 const WAITS = 4; // flush intervals a refused reservation waits for other processes to give back their slices
 
@@ -54,15 +57,10 @@ export class HeldQuota implements QuotaLedger {
   createAccount(account: string, initial: number): Promise<void> { return this.inner.createAccount(account, initial); }
   topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<boolean> { return this.inner.topup(account, amount, ref, tags); }
 
-  async usage(q: UsageQuery): Promise<UsageRow[]> {
-    this.flush();
-    return this.inner.usage(q);
-  }
-
-  async totals(account: string): Promise<UsageTotals> {
-    this.flush();
-    return this.inner.totals(account);
-  }
+  // Reads write what is pending first: they see every close of this process.
+  async usage(q: UsageQuery): Promise<UsageRow[]> { this.flush(); return this.inner.usage(q); }
+  async totals(account: string): Promise<UsageTotals> { this.flush(); return this.inner.totals(account); }
+  async entries(account: string): Promise<LedgerEntry[]> { this.flush(); return this.inner.entries(account); }
 
   /** The account plus every hold on it, less what this process has reserved or charged but not yet written. */
   async balance(account: string): Promise<number | undefined> {
@@ -72,35 +70,39 @@ export class HeldQuota implements QuotaLedger {
     return b + this.holds.heldTotal(account) - (h ? h.inflight + h.unflushed : 0);
   }
 
-  async entries(account: string): Promise<LedgerEntry[]> {
-    this.flush();
-    return this.inner.entries(account);
+  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<boolean> {
+    const refused = this.take([{ account, request }], amount, scope, tags);
+    return (typeof refused === 'number' ? refused : await refused) < 0;
   }
 
-  async reserve(account: string, request: string, amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<boolean> {
-    if (scope === 'durable') return this.reserveDurable(account, request, amount, tags);
-    if (this.open.has(request)) return true;
+  async reserveLevels(levels: Level[], amount: number, scope: ReserveScope = 'durable', tags?: EntryTags): Promise<number> {
+    const refused = this.take(levels, amount, scope, tags);
+    return typeof refused === 'number' ? refused : await refused;
+  }
+
+  /** Taken, or refused, at once when the holds cover it (a number: no second promise on every request's path). */
+  private take(levels: Level[], amount: number, scope: ReserveScope, tags: EntryTags | undefined): number | Promise<number> {
+    if (scope === 'durable') return this.reserveDurable(levels, amount, tags);
     amount = Math.round(amount);
-    for (let wait = 0; ; wait++) {
-      const h = this.holdFor(account);
-      if (h.free >= amount) {
-        h.free -= amount;
-        h.inflight += amount;
-        h.usedAt = Date.now();
-        this.open.set(request, { account, amount, at: h.usedAt, orphan: false, tags });
-        return true;
+    const refused = takeLevels(this.held, this.open, levels, amount, tags);
+    return refused < 0 ? refused : this.cover(levels, amount, tags, refused);
+  }
+
+  /** Makes the refusing level's hold cover the amount, then tries every level again: nothing is taken until all are covered. */
+  private async cover(levels: Level[], amount: number, tags: EntryTags | undefined, refused: number): Promise<number> {
+    for (let wait = 0; refused >= 0; refused = takeLevels(this.held, this.open, levels, amount, tags)) {
+      const { account } = levels[refused];
+      const h = this.held.get(account);
+      if (h === undefined) { // no hold here yet (unchecked levels refuse for nothing else): make one, then try again
+        if (this.newHold(account) === undefined) return refused; // no such account
+        continue;
       }
       const got = this.holds.grab(this.owner, account, amount - h.free, amount - h.free + Math.max(8 * amount, 2 * h.rate), Date.now());
-      if (got === undefined) return false;
+      if (got === undefined) return refused;
       if (got > 0) { h.free += got; continue; }
-      if (!(await this.waitForOthers(account, wait))) return false;
+      if (!(await this.waitForOthers(account, wait++))) return refused;
     }
-  }
-
-  // TODO(i39): all or nothing across levels in this backend (being written).
-  async reserveLevels(levels: Level[], amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<number> {
-    void levels; void amount; void scope; void tags;
-    throw new Error('reserveLevels: not yet');
+    return -1;
   }
 
   async settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
@@ -121,10 +123,7 @@ export class HeldQuota implements QuotaLedger {
   openOf(owner: string): Promise<OpenReservation[]> { return this.inner.openOf(owner); }
   reservationOf(request: string): Promise<OpenReservation | undefined> { return this.inner.reservationOf(request); }
   /** The ledger's rows (written first, as every read does); holds are no rows of it and stay. */
-  async prune(now: number): Promise<Pruned> {
-    this.flush();
-    return this.inner.prune(now);
-  }
+  async prune(now: number): Promise<Pruned> { this.flush(); return this.inner.prune(now); }
 
   /** Registers this process as an owner at once, so other processes see it alive before it holds anything. */
   begin(): void {
@@ -187,13 +186,12 @@ export class HeldQuota implements QuotaLedger {
     if (this.closed.length >= 2048) this.flush(); // bounds memory under a burst
   }
 
-  private holdFor(account: string): Held {
-    let h = this.held.get(account);
-    if (!h) {
-      this.start();
-      h = { free: 0, inflight: 0, unflushed: 0, spent: 0, rate: 0, usedAt: Date.now() };
-      this.held.set(account, h);
-    }
+  /** This process's hold on an account it has not used lately; undefined when there is no such account. */
+  private newHold(account: string): Held | undefined {
+    this.start();
+    if (!this.holds.hasAccount(account)) return undefined;
+    const h: Held = { free: 0, inflight: 0, unflushed: 0, spent: 0, rate: 0, usedAt: Date.now() };
+    this.held.set(account, h);
     return h;
   }
 
@@ -246,16 +244,19 @@ export class HeldQuota implements QuotaLedger {
     }
   }
 
-  private async reserveDurable(account: string, request: string, amount: number, tags?: EntryTags): Promise<boolean> {
-    for (let wait = 0; ; wait++) {
-      if (await this.inner.reserve(account, request, amount, 'durable', tags)) return true;
+  /** Written through at once; a refusing level's account may have money in this process's own free slice: that goes back first. */
+  private async reserveDurable(levels: Level[], amount: number, tags?: EntryTags): Promise<number> {
+    for (let wait = 0; ;) {
+      const refused = await this.inner.reserveLevels(levels, amount, 'durable', tags);
+      if (refused < 0) return refused;
+      const { account } = levels[refused];
       const h = this.held.get(account);
-      if (h && h.free > 0) { // this process's own slice is still the account's money
+      if (h && h.free > 0) {
         this.holds.release(this.owner, account, h.free, Date.now());
         h.free = 0;
         continue;
       }
-      if (!(await this.waitForOthers(account, wait))) return false;
+      if (!(await this.waitForOthers(account, wait++))) return refused;
     }
   }
 

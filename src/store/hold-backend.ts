@@ -8,11 +8,16 @@ export interface HoldBackend {
   /** Moves at least `need` (up to `want`, never more than half of what would remain) into the hold; 0 when the balance is short, undefined for no account. */
   grab(owner: string, account: string, need: number, want: number, now: number): number | undefined;
   release(owner: string, account: string, amount: number | 'all', now: number): void;
-  /** Writes closed requests' entries (one row each, see held-rows.ts) and takes `spent` off the holds; false when the owner was reclaimed meanwhile. */
+  /**
+   * Writes closed requests' entries (one row each, see held-rows.ts) and takes `spent` off the holds (a hold it finds
+   * none of starts at 0: an unchecked level's); false when the owner was reclaimed meanwhile.
+   */
   commit(owner: string, closed: Closed[], spent: Map<string, number>, now: number): boolean;
   chargeLate(rows: LedgerEntry[]): void;
   reclaimDead(self: string, staleBefore: number, now: number): number;
   retire(owner: string, now: number): void;
+  hasAccount(account: string): boolean;
+  /** What every process holds of an account (a hold is below 0 when unchecked levels spent more than it took). */
   heldTotal(account: string): number;
   heldByOthers(account: string, owner: string): number;
   want(account: string, now: number): void;

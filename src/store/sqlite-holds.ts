@@ -66,7 +66,8 @@ export class SqliteHolds implements HoldBackend {
           if (this.s.insertClose.run(closeArgs(c, owner)).changes > 0) addToRollup(cells, c);
         }
         this.rollup.apply([...cells.values()]);
-        for (const [account, amount] of spent) this.s.spendHold.run(amount, owner, account);
+        // An upsert: an unchecked level may charge a hold it never took a slice into, which then holds less than nothing.
+        for (const [account, amount] of spent) this.s.addHold.run(owner, account, -amount);
         return true;
       }),
       reclaim: db.transaction((owner: string, now: number) => {
@@ -113,6 +114,8 @@ export class SqliteHolds implements HoldBackend {
 
   retire(owner: string, now: number): void { this.tx.reclaim.immediate(owner, now); }
 
+  hasAccount(account: string): boolean { return this.s.balance.get(account) !== undefined; }
+
   heldTotal(account: string): number { return this.s.heldTotal.get(account) as number; }
   heldByOthers(account: string, owner: string): number { return this.s.heldByOthers.get(account, owner) as number; }
 
@@ -123,6 +126,7 @@ export class SqliteHolds implements HoldBackend {
     return this.s.wanted.all(since) as string[];
   }
 
+  /** A hold below 0 (an unchecked level's debt) credits a negative amount: the account pays what was spent. */
   private releaseIn(owner: string, account: string, amount: number | 'all', now: number): void {
     const held = this.s.holdOf.get(owner, account) as number | undefined;
     if (held === undefined) return;
