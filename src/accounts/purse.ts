@@ -7,6 +7,10 @@ import type { TokenRecord } from '../store/token-store.js';
 import { periodAt, type Period } from './periods.js';
 import { memberCapAccount, teamBudgetAccount, TeamStore, type TeamRecord } from './team-store.js';
 import { walletOf, UserStore, type UserRecord } from './user-store.js';
+import { Credentials } from './credentials.js';
+import { Invites } from './invites.js';
+import { Sessions } from './sessions.js';
+import { SignInLimits } from './sign-in-limits.js';
 
 /** What refused, for the client's message: which level, and when its period ends. */
 export interface LevelName { kind: 'token' | 'token_period' | 'wallet' | 'member' | 'team'; period?: Period; resetsAt?: number; team?: string }
@@ -19,6 +23,11 @@ export interface Accounts {
   /** The time zone whose calendar budget periods follow. */
   zone: string;
   periodAccounts: PeriodAccounts;
+  /** The console's users: their passwords, the invites that set them, their sessions and the bound on sign-ins. */
+  credentials: Credentials;
+  invites: Invites;
+  sessions: Sessions;
+  signIns: SignInLimits;
 }
 
 /** Makes each period's account once: creating is idempotent in every store, so a race between instances is harmless. */
@@ -39,7 +48,10 @@ export function openAccounts(store: Store, cacheMs: number, zone: () => string):
   const users = new UserStore(store, cacheMs);
   const teams = new TeamStore(store, cacheMs);
   const periodAccounts = new PeriodAccounts(store);
-  return { users, teams, periodAccounts, get zone() { return zone(); } };
+  return {
+    users, teams, periodAccounts, get zone() { return zone(); },
+    credentials: new Credentials(store), invites: new Invites(store), sessions: new Sessions(store), signIns: new SignInLimits(store),
+  };
 }
 
 /** The token's levels for a reservation under `request` at `now`; the caller checks the user is not disabled. */
