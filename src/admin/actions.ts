@@ -9,6 +9,8 @@ import { serveTasks } from './tasks-api.js';
 import { serveReconciliation } from './reconciliation-api.js';
 import { exportRequests, serveRequest, serveRequests } from './requests-api.js';
 import { serveChannels } from './channels-api.js';
+import { inviteUser } from './invite-api.js';
+import { listTeams } from './teams-api.js';
 
 /** POST /admin/reload: this instance loads its config again (others reload on their own file watch or SIGHUP). */
 const reload: AdminPolicy = async (ex) => {
@@ -20,6 +22,7 @@ const reload: AdminPolicy = async (ex) => {
 const actions: Record<string, AdminPolicy> = {
   token_create: createToken, token_list: listTokens, token_get: getToken, token_update: updateToken, token_topup: topupToken,
   token_revoke: revokeToken, usage: serveUsage, tasks: serveTasks, reconciliation: serveReconciliation, requests: serveRequests, request: serveRequest, requests_export: exportRequests, channels: serveChannels, reload,
+  user_invite: inviteUser, team_list: listTeams,
 };
 
 /** An action that takes no body still reads one a client sent, within the route's bounds (413 past them). */

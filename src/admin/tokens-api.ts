@@ -52,13 +52,17 @@ export async function revokeToken(ex: Exchange, m: Matched): Promise<void> {
 /** The gateway's TokenAdmin: it holds nothing of its own, and its topups go to the gateway's request log. */
 const tokenAdmin = (g: Gateway) => new TokenAdmin(g.store, g.tokens, () => g.runtime, (r) => g.requestLog?.add(r));
 
-/** TokenAdmin's refusals in the contract's shape: 404 for a missing token, else 400 naming the field. */
-async function admin<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * The admin code paths' refusals in the contract's shape: 404 for a missing token, user or team, 409 for a change the
+ * current state refuses, else 400 naming the field.
+ */
+export async function admin<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (!(err instanceof TokenAdminError)) throw err;
-    throw new GatewayError(err.notFound ? 'token_not_found' : 'invalid_request', err.field && !err.message.includes('`') ? `\`${err.field}\`: ${err.message}` : err.message);
+    const code = err.notFound ? (`${err.what}_not_found` as const) : err.conflict ? 'conflict' : 'invalid_request';
+    throw new GatewayError(code, err.field && !err.message.includes('`') ? `\`${err.field}\`: ${err.message}` : err.message);
   }
 }
 
