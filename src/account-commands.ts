@@ -4,12 +4,14 @@ import { parseArgs } from 'node:util';
 import { UserAdmin } from './admin/user-admin.js';
 import { TeamAdmin } from './admin/team-admin.js';
 import { TokenAdminError } from './admin/admin-error.js';
+import { inviteLink } from './accounts/invites.js';
 
 export const accountUsage = `  switchyard user create --name N [--group G] [--quota Q] [--unlimited]
   switchyard user list
   switchyard user show USER
   switchyard user topup USER AMOUNT
   switchyard user disable USER | enable USER
+  switchyard user invite USER [--url BASE]   (a one-time console link; BASE: SWITCHYARD_PUBLIC_URL, else http://127.0.0.1:$PORT)
   switchyard team create --name N [--budget Q --period day|week|month] [--member-cap Q]
   switchyard team update TEAM [--budget Q] [--period day|week|month] [--member-cap Q]
   switchyard team list
@@ -38,6 +40,7 @@ export async function userCommand(users: UserAdmin, sub: string, args: string[])
     case 'topup': return ok(`balance ${(await users.topup(need(args[0], 'USER'), amount(need(args[1], 'AMOUNT'))!, `${Date.now()}:${process.pid}`, 'cli')).balance}`);
     case 'disable': return ok(`disabled ${(await users.setDisabled(need(args[0], 'USER'), true)).id}`);
     case 'enable': return ok(`enabled ${(await users.setDisabled(need(args[0], 'USER'), false)).id}`);
+    case 'invite': return invite(users, args);
     default: return -1;
   }
 }
@@ -66,6 +69,17 @@ export async function teamCommand(teams: TeamAdmin, sub: string, args: string[])
     case 'remove': return ok(`${(await teams.remove(need(args[0], 'TEAM'), need(args[1], 'USER'))).members.length} members`);
     default: return -1;
   }
+}
+
+/** Prints the link alone on the last line (for scripts: `tail -n1`); it is shown this once, only its hash is kept. */
+async function invite(users: UserAdmin, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { url: { type: 'string' } }, allowPositionals: true });
+  const base = values.url ?? process.env.SWITCHYARD_PUBLIC_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
+  if (!/^https?:\/\/[^\s/]+\/?$/.test(base)) throw new TokenAdminError('must be the gateway\'s http(s) origin, e.g. https://gateway.example.com', 'url');
+  const { user, code, expires_at } = await users.invite(need(positionals[0], 'USER'));
+  console.log(`invite for ${user.name} (${user.id}): one use, until ${new Date(expires_at).toISOString()}; a newer invite voids it`);
+  console.log(inviteLink(base, code));
+  return 0;
 }
 
 export function need(v: string | undefined, name: string): string {
