@@ -33,7 +33,7 @@ before(async () => {
 });
 after(async () => { await browser?.close(); await stack.close(); await bare.close(); });
 
-test('the console is served with a strict policy, from an allowlist, and only while the admin key is set', async () => {
+test('the console is served with a strict policy, from an allowlist, and (with the users\' routes) only while the admin key is set', async () => {
   const page = await fetch(`${stack.url}/console`);
   assert.equal(page.status, 200);
   assert.match(page.headers.get('content-type')!, /^text\/html/);
@@ -52,6 +52,9 @@ test('the console is served with a strict policy, from an allowlist, and only wh
   }
   assert.equal((await fetch(`${bare.url}/console`)).status, 404, 'no console without SWITCHYARD_ADMIN_KEY');
   assert.equal((await fetch(`${bare.url}/console/console.js`)).status, 404);
+  const signIn = await fetch(`${bare.url}/console/api/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(signIn.status, 404, 'nor the users\' sign-in');
+  for (const file of ['common.js', 'operator.js', 'member.js', 'request-log.js']) assert.equal((await fetch(`${stack.url}/console/${file}`)).status, 200, file);
 });
 
 test('an operator signs in, creates a token, sees its request in the chart and table, tops it up and revokes it', { skip, timeout: 60_000 }, async () => {
