@@ -5,6 +5,7 @@ import { UserAdmin } from './admin/user-admin.js';
 import { TeamAdmin } from './admin/team-admin.js';
 import { TokenAdminError } from './admin/admin-error.js';
 import { reportCsv, type AccountReports, type Report } from './admin/account-reports.js';
+import { inviteLink } from './accounts/invites.js';
 
 export const accountUsage = `  switchyard user create --name N [--group G] [--quota Q] [--unlimited]
   switchyard user list
@@ -12,6 +13,7 @@ export const accountUsage = `  switchyard user create --name N [--group G] [--qu
   switchyard user topup USER AMOUNT
   switchyard user disable USER | enable USER
   switchyard user usage USER [--from ISO --to ISO] [--by model|token|day] [--csv]
+  switchyard user invite USER [--url BASE]   (a one-time console link; BASE: SWITCHYARD_PUBLIC_URL, else http://127.0.0.1:$PORT)
   switchyard team create --name N [--budget Q --period day|week|month] [--member-cap Q]
   switchyard team update TEAM [--budget Q] [--period day|week|month] [--member-cap Q]
   switchyard team list
@@ -42,6 +44,7 @@ export async function userCommand(users: UserAdmin, reports: AccountReports, sub
     case 'disable': return ok(`disabled ${(await users.setDisabled(need(args[0], 'USER'), true)).id}`);
     case 'enable': return ok(`enabled ${(await users.setDisabled(need(args[0], 'USER'), false)).id}`);
     case 'usage': return usage(args, 'USER', (ref, q) => reports.user(ref, q));
+    case 'invite': return invite(users, args);
     default: return -1;
   }
 }
@@ -79,6 +82,17 @@ async function usage(args: string[], what: string, report: (ref: string, q: { fr
   const r = await report(need(positionals[0], what), { from: values.from, to: values.to, group_by: values.by });
   if (values.csv) process.stdout.write(reportCsv(r));
   else print(r);
+  return 0;
+}
+
+/** Prints the link alone on the last line (for scripts: `tail -n1`); it is shown this once, only its hash is kept. */
+async function invite(users: UserAdmin, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { url: { type: 'string' } }, allowPositionals: true });
+  const base = values.url ?? process.env.SWITCHYARD_PUBLIC_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
+  if (!/^https?:\/\/[^\s/]+\/?$/.test(base)) throw new TokenAdminError('must be the gateway\'s http(s) origin, e.g. https://gateway.example.com', 'url');
+  const { user, code, expires_at } = await users.invite(need(positionals[0], 'USER'));
+  console.log(`invite for ${user.name} (${user.id}): one use, until ${new Date(expires_at).toISOString()}; a newer invite voids it`);
+  console.log(inviteLink(base, code));
   return 0;
 }
 

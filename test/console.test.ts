@@ -1,6 +1,7 @@
 // The operator console in a real browser (Debian's chromium through playwright-core): sign in with the admin key
 // (kept in session storage, never in the URL), create a token, send a request with it, and see the usage chart and
-// table change; top up, list tasks and channels, revoke. Screenshots go to test/artifacts/console/ for review.
+// table change, the team's budget bar fill, the request log fit the page and a record open as a summary; top up,
+// list tasks and channels, revoke. Screenshots go to test/artifacts/console/ for review.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -9,6 +10,13 @@ import type { Browser, Page } from 'playwright-core';
 import { startStack, type Stack } from './helpers/stack.js';
 import { browserSkip, launchChromium } from './helpers/browser.js';
 import { projectRoot } from '../src/config/load-config.js';
+import { UserAdmin } from '../src/admin/user-admin.js';
+import { TeamAdmin } from '../src/admin/team-admin.js';
+import { walletOf } from '../src/accounts/user-store.js';
+
+// The write-behind ledger cannot yet reserve across a user's levels (being written on its own branch, i39-held): the
+// console's requests go to the ledger directly.
+process.env.SWITCHYARD_QUOTA_FLUSH_MS = '0';
 
 const adminKey = 'console-' + 'k'.repeat(40);
 const shots = join(projectRoot, 'test', 'artifacts', 'console');
@@ -25,7 +33,7 @@ before(async () => {
 });
 after(async () => { await browser?.close(); await stack.close(); await bare.close(); });
 
-test('the console is served with a strict policy, from an allowlist, and only while the admin key is set', async () => {
+test('the console is served with a strict policy, from an allowlist, and (with the users\' routes) only while the admin key is set', async () => {
   const page = await fetch(`${stack.url}/console`);
   assert.equal(page.status, 200);
   assert.match(page.headers.get('content-type')!, /^text\/html/);
@@ -44,6 +52,9 @@ test('the console is served with a strict policy, from an allowlist, and only wh
   }
   assert.equal((await fetch(`${bare.url}/console`)).status, 404, 'no console without SWITCHYARD_ADMIN_KEY');
   assert.equal((await fetch(`${bare.url}/console/console.js`)).status, 404);
+  const signIn = await fetch(`${bare.url}/console/api/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(signIn.status, 404, 'nor the users\' sign-in');
+  for (const file of ['common.js', 'operator.js', 'member.js', 'request-log.js']) assert.equal((await fetch(`${stack.url}/console/${file}`)).status, 200, file);
 });
 
 test('an operator signs in, creates a token, sees its request in the chart and table, tops it up and revokes it', { skip, timeout: 60_000 }, async () => {
@@ -81,6 +92,11 @@ test('an operator signs in, creates a token, sees its request in the chart and t
   const row = page.locator('#tokens-table tbody tr', { hasText: 'console-test' });
   await row.locator('td.balance', { hasText: '50,000' }).waitFor();
   const id = (await row.getAttribute('data-id'))!;
+  // carol is in a team with a budget for the month: its bar fills with her request.
+  const g = stack.gw.gateway;
+  const teams = new TeamAdmin(g.store, g.accounts, new UserAdmin(g.store, g.accounts, () => g.runtime));
+  const team = await teams.create({ name: 'research', budget: 200_000, period: 'month' });
+  await teams.add(team.id, 'carol');
 
   // Usage of this token only: nothing yet, then one chat request shows in the chart and the table.
   await page.fill('#usage-form input[name=token]', id);
@@ -109,11 +125,11 @@ test('an operator signs in, creates a token, sees its request in the chart and t
   assert.ok(await page.locator('#usage-chart .u-legend', { hasText: 'gpt-4o-mini' }).count(), 'the chart has a gpt-4o-mini series');
   await page.locator('#usage').screenshot({ path: join(shots, 'usage.png') });
 
-  // Top up: the balance the table shows is the store's.
+  // Top up: the balance the table shows is the store's, of the wallet of the token's user.
   await row.locator('input[type=number]').fill('1000');
   await row.locator('button', { hasText: 'Top up' }).click();
   await page.locator('#notice', { hasText: 'Topped up' }).waitFor();
-  const balance = (await stack.balance(id))!;
+  const balance = (await stack.balance(walletOf((await row.locator('td:nth-child(4)').textContent())!)))!;
   await page.locator(`#tokens-table tbody tr[data-id="${id}"] td.balance`, { hasText: balance.toLocaleString('en-US') }).waitFor();
   assert.ok(balance > 50_000 - charged - 300 && balance < 51_000);
 
@@ -128,8 +144,33 @@ test('an operator signs in, creates a token, sees its request in the chart and t
   assert.equal(await logged.locator('td:nth-child(4)').textContent(), 'gpt-4o-mini');
   assert.equal(await logged.locator('td:nth-child(6)').textContent(), '200');
   await logged.locator('td:nth-child(2)').click();
-  await page.locator('#request-detail', { hasText: '"charge_lines"' }).waitFor();
+  // A readable summary first: the facts, each attempt, the usage and the charge's lines; the raw JSON a click away.
+  const detail = page.locator('#request-detail');
+  await detail.locator('table.charge-lines tbody tr').first().waitFor();
+  assert.ok(await detail.locator('h4', { hasText: 'Attempts' }).count());
+  assert.ok(await detail.locator('h4', { hasText: 'Usage' }).count());
+  assert.equal(await detail.locator('dd', { hasText: 'gpt-4o-mini' }).count() >= 1, true);
+  assert.equal(await detail.locator('pre.raw').isVisible(), false);
+  await detail.locator('button.raw-toggle').click();
+  await detail.locator('pre.raw', { hasText: '"charge_lines"' }).waitFor();
   await page.locator('#requests').screenshot({ path: join(shots, 'requests.png') });
+
+  // At 1280 px the request log's columns fit the page: nothing to scroll sideways.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const fit = await page.evaluate(() => {
+    const t = document.querySelector('#requests-table')!;
+    return { table: t.scrollWidth, box: t.parentElement!.clientWidth, page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth };
+  });
+  assert.ok(fit.table <= fit.box, `the request log is ${fit.table} px wide in ${fit.box} px`);
+  assert.ok(fit.page <= fit.view, `the page is ${fit.page} px wide at ${fit.view} px`);
+
+  // The team's budget bar for the month: what carol's request spent of it.
+  await page.click('#teams-refresh');
+  const bar = page.locator('#teams-table tbody tr', { hasText: 'research' }).locator('.budget');
+  await bar.locator('meter').waitFor();
+  assert.equal(await bar.getAttribute('data-budget'), '200000');
+  assert.ok(Number(await bar.getAttribute('data-used')) > 0, 'the bar shows what was spent');
+  await page.locator('#teams').screenshot({ path: join(shots, 'teams.png') });
 
   // Tasks and channels.
   await page.fill('#tasks-form input[name=token]', id);

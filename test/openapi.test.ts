@@ -54,7 +54,7 @@ test('the document is valid OpenAPI 3.1 (validator verdict) and its schemas comp
   assert.doesNotMatch(text, /"\$schema"|"definitions"|"imageLimits"|\.json#/);
   assert.match(text, /"x-imageLimits":\{"formats"/);
   const tags = doc.tags.map((t: { name: string }) => t.name);
-  assert.deepEqual(tags, ['chat', 'responses', 'messages', 'embeddings', 'rerank', 'moderations', 'models', 'images', 'files', 'batches', 'video', 'image-art', 'music', 'billing', 'admin', 'operations', 'vendor formats']);
+  assert.deepEqual(tags, ['chat', 'responses', 'messages', 'embeddings', 'rerank', 'moderations', 'models', 'images', 'files', 'batches', 'video', 'image-art', 'music', 'billing', 'admin', 'console users', 'operations', 'vendor formats']);
 });
 
 test('every route of routes.yaml is an operation named by its id, and every body schema is its request body', () => {

@@ -7,6 +7,10 @@ import type { TokenRecord } from '../store/token-store.js';
 import { periodAt, type Period } from './periods.js';
 import { memberCapAccount, teamBudgetAccount, TeamStore, type TeamRecord } from './team-store.js';
 import { walletOf, UserStore, type UserRecord } from './user-store.js';
+import { Credentials } from './credentials.js';
+import { Invites } from './invites.js';
+import { Sessions } from './sessions.js';
+import { SignInLimits } from './sign-in-limits.js';
 
 /** A token's account for its cap in the period of key `periodKey` (`~tok_…@m2026-11`). */
 export const tokenCapAccount = (token: string, periodKey: string) => `~${token}@${periodKey}`;
@@ -28,6 +32,11 @@ export interface Accounts {
   /** The time zone whose calendar budget periods follow. */
   zone: string;
   periodAccounts: PeriodAccounts;
+  /** The console's users: their passwords, the invites that set them, their sessions and the bound on sign-ins. */
+  credentials: Credentials;
+  invites: Invites;
+  sessions: Sessions;
+  signIns: SignInLimits;
 }
 
 /** Makes each period's account once: creating is idempotent in every store, so a race between instances is harmless. */
@@ -48,7 +57,10 @@ export function openAccounts(store: Store, cacheMs: number, zone: () => string):
   const users = new UserStore(store, cacheMs);
   const teams = new TeamStore(store, cacheMs);
   const periodAccounts = new PeriodAccounts(store);
-  return { users, teams, periodAccounts, get zone() { return zone(); } };
+  return {
+    users, teams, periodAccounts, get zone() { return zone(); },
+    credentials: new Credentials(store), invites: new Invites(store), sessions: new Sessions(store), signIns: new SignInLimits(store),
+  };
 }
 
 /** The token's levels for a reservation under `request` at `now`; the caller checks the user is not disabled. */

@@ -12,6 +12,7 @@ import { serveTasks } from './tasks-api.js';
 import { serveReconciliation } from './reconciliation-api.js';
 import { exportRequests, serveRequest, serveRequests } from './requests-api.js';
 import { serveChannels } from './channels-api.js';
+import { inviteUser } from './invite-api.js';
 
 /** POST /admin/reload: this instance loads its config again (others reload on their own file watch or SIGHUP). */
 const reload: AdminPolicy = async (ex) => {
@@ -23,7 +24,7 @@ const reload: AdminPolicy = async (ex) => {
 const actions: Record<string, AdminPolicy> = {
   token_create: createToken, token_list: listTokens, token_get: getToken, token_update: updateToken, token_topup: topupToken,
   token_revoke: revokeToken,
-  user_create: createUser, user_list: listUsers, user_get: getUser, user_update: updateUser, user_topup: topupUser, user_tokens: userTokens, user_usage: userUsage,
+  user_create: createUser, user_list: listUsers, user_get: getUser, user_update: updateUser, user_topup: topupUser, user_tokens: userTokens, user_usage: userUsage, user_invite: inviteUser,
   team_create: createTeam, team_list: listTeams, team_get: getTeam, team_update: updateTeam, team_member_add: addMember, team_member_remove: removeMember, team_usage: teamUsage,
   usage: serveUsage, tasks: serveTasks, reconciliation: serveReconciliation, requests: serveRequests, request: serveRequest, requests_export: exportRequests, channels: serveChannels, reload,
 };

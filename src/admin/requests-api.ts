@@ -27,9 +27,10 @@ export async function searchPage(log: RequestLog, search: LogQuery) {
   return { object: 'list', data, has_more: more, next_cursor: more ? cursorAfter(data.at(-1)!) : null };
 }
 
-/** Throws not_found (404) when the log has no record of that id (or, with `token`, none of that token's). */
-export async function recordsOf(log: RequestLog, id: string, token?: string): Promise<RequestRecord[]> {
-  const records = (await read(log.store.get(id))).filter((r) => token === undefined || r.token === token);
+/** Throws not_found (404) when the log has no record of that id (or, with `only`, none of that token's or user's). */
+export async function recordsOf(log: RequestLog, id: string, only: { token?: string; user?: string } = {}): Promise<RequestRecord[]> {
+  const mine = (r: RequestRecord) => (only.token === undefined || r.token === only.token) && (only.user === undefined || r.user === only.user);
+  const records = (await read(log.store.get(id))).filter(mine);
   if (!records.length) throw new GatewayError('not_found', `No request ${clip(id)} in the request log`);
   return records;
 }

@@ -105,6 +105,12 @@ export class TeamAdmin {
     await this.store.quota.topup(account, delta, `budget:${account}:${stamp}`, { route: 'admin' });
   }
 
+  /** The team as one member sees it: its budget for the period and their own cap, nothing about other members. */
+  async memberView(t: TeamRecord, member: UserRecord): Promise<Omit<TeamView, 'members'> & { member_used: number | null }> {
+    const { members, ...team } = await this.view(t, [member]);
+    return { ...team, member_used: members.find((m) => m.id === member.id)?.used ?? null };
+  }
+
   async view(t: TeamRecord, users?: UserRecord[]): Promise<TeamView> {
     const span = this.span(t);
     const left = async (account: string, of: number | undefined) => {

@@ -98,6 +98,18 @@ export class TokenAdmin {
     return this.view(rec);
   }
 
+  /**
+   * A new key for a live token, the old key dropped as a revocation is: the same id, caps and models, and what it
+   * spent so far still counts against its caps. A revoked token cannot be rotated (a conflict).
+   */
+  async rotate(id: string): Promise<{ key: string; token: TokenView }> {
+    const rec = await this.find(id);
+    if (rec.revoked) throw new TokenAdminError(`token ${rec.id} is revoked: create a new one instead`, undefined, false, 'token', true);
+    const done = await this.tokens.rekey(id);
+    if (!done) throw new TokenAdminError(`token ${rec.id} was revoked meanwhile`, undefined, false, 'token', true);
+    return { key: done.key, token: await this.view(done.record) };
+  }
+
   /** Revokes on every instance (at once with Redis, within the token cache time with SQLite); the balance stays. */
   async revoke(id: string): Promise<TokenView> {
     if (!(await this.tokens.revoke(id))) throw notFound(id);
@@ -145,12 +157,18 @@ export class TokenAdmin {
    */
   private checkModels(group: string, models: string[] | undefined): void {
     if (!models) return;
-    const reachable = new Set(this.runtime().channels.filter((c) => c.groups.has(group)).flatMap((c) => [...c.models]));
+    const reachable = new Set(groupModels(this.runtime(), group));
     models.forEach((m, i) => {
       if (!reachable.has(m)) throw new TokenAdminError(`model "${m.slice(0, 128)}" is not served to group "${group}"`, `models[${i}]`);
     });
   }
 }
+
+/** The models the group's channels serve (enabled or not), sorted: what a token of the group may be allowed. */
+export function groupModels(runtime: Runtime, group: string): string[] {
+  return [...new Set(runtime.channels.filter((c) => c.groups.has(group)).flatMap((c) => [...c.models]))].sort();
+}
+
 
 /** The API's schema checks this too; the CLI's input comes only through here. */
 function checkTokensPerMinute(n: number | null | undefined): void {

@@ -8,23 +8,28 @@ import { GatewayError, clip } from '../http/errors.js';
 import { sendJson } from '../http/send-json.js';
 import { queryOf } from '../pipeline/match-route.js';
 import type { Exchange } from '../pipeline/exchange.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { groupings, type Grouping, type UsageQuery, type UsageRow } from '../store/usage.js';
 import { readRange } from './time-range.js';
 import { coveredHours, totalOf, withUsd } from './usage-rows.js';
 
 export async function serveUsage(ex: Exchange): Promise<void> {
-  const q = queryOf(ex.ctx.url);
+  sendJson(ex.res, 200, await usageReport(ex.g, queryOf(ex.ctx.url)));
+}
+
+/** The report of a query's parameters; a console user's (src/console/) is narrowed to their own before it gets here. */
+export async function usageReport(g: Gateway, q: Record<string, string>) {
   const [groupBy, thenBy] = groupingsOf(q.group_by);
   const range = readRange(q, ['from', 'to'], 30, 400);
   const query: UsageQuery = { ...range, groupBy, thenBy, accounts: q.token !== undefined ? [q.token] : undefined, user: q.user };
-  const rows = await ex.g.store.quota.usage(query);
-  const perUsd = ex.g.runtime.unitsPerUsd;
-  sendJson(ex.res, 200, {
+  const rows = await g.store.quota.usage(query);
+  const perUsd = g.runtime.unitsPerUsd;
+  return {
     object: 'usage', group_by: thenBy ? `${groupBy},${thenBy}` : groupBy, granularity: 'hour', ...coveredHours(range),
     units_per_usd: perUsd,
     data: rows.map((r) => withUsd(rowOf(r, thenBy), perUsd)),
     total: withUsd(totalOf(rows), perUsd),
-  });
+  };
 }
 
 /** `group_by`: one grouping, or two separated by a comma (`model,day`: a row per model and day, for a chart). */

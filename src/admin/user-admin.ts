@@ -98,6 +98,17 @@ export class UserAdmin {
     return this.update(ref, { disabled });
   }
 
+  /**
+   * A one-time invite for the user to set a console password (the console's `#invite=` link): it voids the user's
+   * previous invite, and setting a password with it signs the user out of every session opened before.
+   */
+  async invite(ref: string): Promise<{ user: UserView; code: string; expires_at: number }> {
+    const u = await this.find(ref);
+    if (u.disabled) throw new TokenAdminError(`user ${u.id} is disabled: enable them first`, 'user', false, 'user', true);
+    const { code, expires_at } = await this.accounts.invites.mint(u.id);
+    return { user: await this.view(u), code, expires_at };
+  }
+
   async view(u: UserRecord): Promise<UserView> {
     return {
       id: u.id, object: 'user', name: u.name, group: u.group, team: u.team ?? null, unlimited: Boolean(u.unlimited),

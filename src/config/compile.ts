@@ -17,7 +17,8 @@ import { newPool } from '../transport/http-client.js';
 import { extendsOf } from './vendor-files.js';
 import { endpointTypesOf, serves } from './endpoint-types.js';
 
-const operatorPolicies = new Set(['admin', 'console']);
+// The console's users sign in on the console, so their routes come and go with it.
+const operatorPolicies = new Set(['admin', 'console', 'account']);
 
 export function compileRuntime(cfg: CheckedConfig, registry: SchemaRegistry): Runtime {
   const dispatch = cfg.channels.dispatch ?? {};

@@ -1,5 +1,5 @@
 // Rules a route must keep beyond its schema: its dialect exists and has the parts its policy needs (and a key in the
-// query stays out of what goes upstream); the admin and billing policies name one of their actions.
+// query stays out of what goes upstream); the admin, billing, files and account policies name one of their actions.
 import type { Diagnostic } from './diagnostics.js';
 import type { RoutesFile } from '../types/generated/routes.js';
 
@@ -19,16 +19,24 @@ export function routeDialectRules(routes: RoutesFile, r: RoutesFile['routes'][nu
 
 const actions: Partial<Record<string, string[]>> = {
   admin: ['token_create', 'token_list', 'token_get', 'token_update', 'token_topup', 'token_revoke',
-    'user_create', 'user_list', 'user_get', 'user_update', 'user_topup', 'user_tokens', 'user_usage', 'team_create', 'team_list', 'team_get', 'team_update', 'team_member_add', 'team_member_remove', 'team_usage',
+    'user_create', 'user_list', 'user_get', 'user_update', 'user_topup', 'user_tokens', 'user_usage', 'user_invite', 'team_create', 'team_list', 'team_get', 'team_update', 'team_member_add', 'team_member_remove', 'team_usage',
     'usage', 'tasks', 'reconciliation', 'requests', 'request', 'requests_export', 'channels', 'reload'],
   billing: ['subscription', 'usage', 'requests', 'request'],
   files: ['upload', 'list', 'get', 'content', 'delete'],
+  account: ['sign_in', 'invite_accept', 'sign_out', 'me', 'my_tokens', 'my_token_create', 'my_token_revoke', 'my_token_rotate', 'my_usage', 'my_requests', 'my_request'],
 };
+
+/** The account actions anyone may call (they open a session); every other one takes a session. */
+const signedOut = new Set(['sign_in', 'invite_accept']);
 
 /** The admin and billing policies name an action of theirs; the admin API takes the operator's key and nothing else. */
 export function actionRules(r: RoutesFile['routes'][number], p: string, at: Report): void {
   if ((r.policy === 'admin') !== (r.auth === 'admin')) {
     at('error', `${p}/auth`, r.policy === 'admin' ? 'policy `admin` needs `auth: admin`' : '`auth: admin` is for policy `admin` only');
+  }
+  if (r.auth === 'session' && r.policy !== 'account') at('error', `${p}/auth`, '`auth: session` is for policy `account` only');
+  if (r.policy === 'account' && r.action && (r.auth === 'session') === signedOut.has(r.action)) {
+    at('error', `${p}/auth`, signedOut.has(r.action) ? `action \`${r.action}\` needs \`auth: false\`` : `action \`${r.action}\` needs \`auth: session\``);
   }
   const allowed = actions[r.policy];
   if (!allowed) { if (r.action) at('error', `${p}/action`, `policy \`${r.policy}\` takes no \`action\``); return; }

@@ -31,8 +31,8 @@ export interface CompiledRoute {
   policy: Route['policy'];
   /** Policy stream: every request streams, whatever its body says. */
   stream: boolean;
-  /** A client token (true), nobody (false), or the operator's key. */
-  auth: boolean | 'admin';
+  /** A client token (true), nobody (false), the operator's key, or a console user's session. */
+  auth: boolean | 'admin' | 'session';
   /** What an `admin` or `billing` route does. */
   action?: string;
   errorType?: string;

@@ -1,7 +1,7 @@
-// Policy `console`: the operator's page over the admin API, and its few static files. Everything it loads comes from
-// this install (its own files under console/, the chart library from node_modules): no CDN, and a policy that lets
-// the page reach nothing but this origin. Files are read once, on first use: they are small and never change while
-// the process runs.
+// Policy `console`: the console's page (the operator's over the admin API, a user's over their own things), and its
+// few static files. Everything it loads comes from this install (its own files under console/, the chart library
+// from node_modules): no CDN, and a policy that lets the page reach nothing but this origin. Files are read once, on
+// first use: they are small and never change while the process runs.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
@@ -22,6 +22,10 @@ function sources(): Record<string, [string, string]> {
   return {
     '': [own('index.html'), 'text/html; charset=utf-8'],
     'console.js': [own('console.js'), js],
+    'common.js': [own('common.js'), js],
+    'operator.js': [own('operator.js'), js],
+    'member.js': [own('member.js'), js],
+    'request-log.js': [own('request-log.js'), js],
     'console.css': [own('console.css'), css],
     'uPlot.esm.js': [join(uplot, 'uPlot.esm.js'), js],
     'uPlot.min.css': [join(uplot, 'uPlot.min.css'), css],

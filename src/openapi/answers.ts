@@ -4,10 +4,12 @@
 import type { CompiledRoute, CompiledTaskRoute } from '../config/runtime.js';
 import type { SchemaComponents } from './convert-schema.js';
 import { inferSchema } from './infer-schema.js';
+import { accountAnswers, consoleAdminAnswers } from './account-answers.js';
+import type { Answer, Content } from './answer.js';
+
+export type { Answer };
 
 type Schema = Record<string, unknown>;
-type Content = Record<string, Schema>;
-export interface Answer { status: string; description: string; content: Content }
 
 const json = (schema: Schema): Content => ({ 'application/json': { schema } });
 const generic = (description: string): Schema => ({ description, type: ['object', 'array'] });
@@ -25,7 +27,9 @@ export async function answersOf(route: CompiledRoute, components: SchemaComponen
     case 'stored': return ok(json(object(route.method === 'DELETE' ? 'The id, its object type and `deleted: true`.' : 'The kept answer, as the client first got it.')));
     case 'count_tokens': return ok(json(await countAnswer(route)));
     case 'metrics': return ok({ 'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition.' } } });
+    case 'account': return accountAnswers(route, recordList(components), object('The usage report, as GET /admin/usage answers it, of the user\'s tokens.'));
     case 'admin':
+      if (consoleAdminAnswers(route)) return consoleAdminAnswers(route)!;
       if (route.action === 'requests' || route.action === 'request') return ok(json(recordList(components)));
       if (route.action === 'requests_export') return ok({ 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string', description: 'One request record a line.' } } });
       if (route.action === 'user_usage' || route.action === 'team_usage') return ok(usageReport(route.action), usageWords[route.action]);

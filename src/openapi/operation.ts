@@ -15,7 +15,7 @@ type Json = Record<string, unknown>;
 
 export async function operationOf(route: CompiledRoute, components: SchemaComponents, errors: ErrorShapes, policyOf: PolicyOf): Promise<Json> {
   const responses: Record<string, Json> = {};
-  for (const a of await answersOf(route, components)) responses[a.status] = { description: a.description, content: a.content };
+  for (const a of await answersOf(route, components)) responses[a.status] = { description: a.description, content: a.content, ...(a.headers && { headers: a.headers }) };
   for (const [status, refusals] of byStatus(refusalsOf(route, policyOf))) {
     const error = errors.bodyOf(route, status);
     const mine = responses[status]; // a status the answer itself uses (a readiness probe's 503)

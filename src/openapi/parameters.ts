@@ -76,11 +76,22 @@ export const queryParameters: Record<string, QuerySet> = {
     instant('from', 'Start of the range (default: 30 days before `to`; at most 400 days)'), instant('to', 'End of the range, exclusive (default: now)'),
     query('group_by', 'What each row sums.', { type: 'string', enum: [...groupings], default: 'model' }),
   ] },
+  'account:my_requests': { source: 'src/console/my-records-api.ts', parameters: logSearch(20, 100).map((p) => (p.name === 'user' || p.name === 'token' ? ownFilter(p) : p)) },
+  'account:my_usage': { source: 'src/console/my-records-api.ts', parameters: [
+    ownFilter(query('token', 'Only this token id.')), ownFilter(query('user', 'Only tokens of this user.')),
+    instant('from', 'Start of the range (default: 30 days before `to`; at most 400 days)'), instant('to', 'End of the range, exclusive (default: now)'),
+    query('group_by', 'What each row sums.', { type: 'string', enum: [...groupings], default: 'model' }),
+  ] },
   'billing:usage': { source: 'src/policies/billing.ts', parameters: [
     instant('start_date', 'Start of the range (default: the first of this month; at most 100 days)'),
     instant('end_date', 'End of the range, exclusive (default: now)'),
   ] },
 };
+
+/** A console user's filter: their own id or token's, or 404 as for one that does not exist. */
+function ownFilter(p: Parameter): Parameter {
+  return { ...p, description: `${p.description} Only the user's own: another user's id is 404.` };
+}
 
 const requestId = 'A request id (`req_…`, the `x-request-id` header), a task id or a topup\'s reference.';
 
@@ -89,6 +100,7 @@ const pathWords: Record<string, string> = {
   stored: 'The id of one of the caller\'s kept answers.',
   models: 'A model id the token may use.',
   admin: 'A token id (`tok_…`).',
+  account: 'The id of one of the signed-in user\'s tokens (`tok_…`); another user\'s is not found (404), as a token that does not exist.',
 };
 
 /** The admin routes' path segments, by what the action is about. */
@@ -102,7 +114,7 @@ function adminWords(action: string, name: string): string | undefined {
 function pathWordsOf(route: CompiledRoute, name: string): string | undefined {
   const admin = route.policy === 'admin' ? adminWords(route.action ?? '', name) : undefined;
   if (admin || name !== 'id') return admin;
-  return route.action === 'request' ? requestId : pathWords[route.policy];
+  return route.action === 'request' || route.action === 'my_request' ? requestId : pathWords[route.policy];
 }
 
 export function parametersOf(route: CompiledRoute): Parameter[] {
@@ -124,6 +136,9 @@ function headers(route: CompiledRoute): Parameter[] {
   const out: Parameter[] = [];
   if (route.task?.action === 'content') {
     out.push({ name: 'Range', in: 'header', description: 'A byte range of the result, passed to where it is stored (answered 206).', schema: { type: 'string' } });
+  }
+  if (route.auth === 'session' && route.method !== 'GET') {
+    out.push({ name: 'X-CSRF-Token', in: 'header', required: true, description: 'The session\'s CSRF token (GET /console/api/me `csrf_token`); without it, 403 csrf_refused.', schema: { type: 'string' } });
   }
   if (route.policy === 'admin' && (route.action === 'token_topup' || route.action === 'user_topup')) {
     out.push({ name: 'Idempotency-Key', in: 'header', description: 'Makes a retried topup count once (1 to 128 printable characters).', schema: { type: 'string', minLength: 1, maxLength: 128 } });

@@ -27,6 +27,9 @@ const stages = {
   respond: ['bad_response_body'],
   respondTask: ['task_failed', 'bad_response', 'upstream_error'],
   session: ['upgrade_required', 'too_many_requests'],                            // src/realtime/open-session.ts
+  authenticateSession: ['session_required'],                                     // src/pipeline/authenticate-session.ts
+  csrf: ['csrf_refused'],
+  signedOut: ['csrf_refused', 'unsupported_media_type', 'too_many_requests'],    // src/console/sign-in-api.ts
 } satisfies Record<string, ErrorCode[]>;
 
 // What each local answer refuses once the caller is known (src/policies/, src/admin/).
@@ -56,8 +59,17 @@ const adminActions: Record<string, ErrorCode[]> = {
   team_member_add: ['team_not_found', 'user_not_found', 'conflict'], team_member_remove: ['team_not_found', 'user_not_found', 'conflict'],
   team_usage: ['team_not_found', 'invalid_request'],
   token_revoke: ['token_not_found'], usage: ['invalid_request'], tasks: ['invalid_request', 'token_not_found'], reload: ['invalid_request'],
+  user_invite: ['user_not_found', 'conflict'],
 };
 const billingActions: Record<string, ErrorCode[]> = { usage: ['invalid_request'] };
+// The console's users (src/console/): their own things; another user's ids are the not-found codes.
+const accountActions: Record<string, ErrorCode[]> = {
+  sign_in: ['invalid_credentials'], invite_accept: ['invite_not_found', 'invite_used', 'invite_expired'],
+  my_token_create: ['conflict'], my_token_revoke: ['token_not_found'], my_token_rotate: ['token_not_found', 'conflict'],
+  my_usage: ['invalid_request', 'token_not_found', 'user_not_found'],
+  my_requests: ['invalid_request', 'token_not_found', 'user_not_found', 'not_found', 'request_log_unavailable'],
+  my_request: ['not_found', 'request_log_unavailable'],
+};
 
 /** Every refusal of the route, one per code and status, in status order. */
 export function refusalsOf(route: CompiledRoute, policyOf: PolicyOf): Refusal[] {
@@ -77,6 +89,7 @@ export function relaysVendorErrors(route: CompiledRoute, policyOf: PolicyOf): bo
 
 function stagesOf(route: CompiledRoute, policyOf: PolicyOf): ErrorCode[][] {
   const p = policyOf(route);
+  if (route.policy === 'account') return [stages.connection, ...accountStages(route)];
   if (p.kind === 'open' && !route.auth) return [stages.connection];
   if (p.kind === 'admin') {
     const body = route.validate ? stages.readJson : route.method !== 'GET' ? stages.readRaw : [];
@@ -86,6 +99,7 @@ function stagesOf(route: CompiledRoute, policyOf: PolicyOf): ErrorCode[][] {
   if (p.kind === 'open') return caller;
   if (p.kind === 'local') return [...caller, ...localStages(route)];
   if (p.kind === 'session') return [...caller, stages.session, stages.resolveModel, stages.reserve, stages.dispatch];
+  if (p.kind === 'member') return [];
   const task = route.task;
   return [
     ...caller,
@@ -100,6 +114,14 @@ function stagesOf(route: CompiledRoute, policyOf: PolicyOf): ErrorCode[][] {
     stages.dispatch,
     task ? stages.respondTask : p.policy.body === 'raw' ? [] : stages.respond,
   ];
+}
+
+/** Signed out: the origin, JSON and the attempt bounds; signed in: the session, its CSRF token past GET, the body. */
+function accountStages(route: CompiledRoute): ErrorCode[][] {
+  const action = accountActions[route.action ?? ''] ?? [];
+  if (route.auth !== 'session') return [stages.signedOut, stages.readJson, action];
+  const body = route.validate ? stages.readJson : route.method !== 'GET' ? stages.readRaw : [];
+  return [stages.authenticateSession, route.method !== 'GET' ? stages.csrf : [], body, action];
 }
 
 function localStages(route: CompiledRoute): ErrorCode[][] {

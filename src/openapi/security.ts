@@ -1,9 +1,11 @@
 // Who may call a route, as OpenAPI security: a client token as a Bearer key (or in the route dialect's key header),
-// the operator's key on the admin API, nothing on `auth: false` routes (src/pipeline/authenticate.ts).
+// the operator's key on the admin API, a console user's session cookie on theirs, nothing on `auth: false` routes
+// (src/pipeline/authenticate.ts, authenticate-session.ts).
 import type { CompiledRoute } from '../config/runtime.js';
 
 export const clientToken = 'clientToken';
 export const adminKey = 'adminKey';
+export const consoleSession = 'consoleSession';
 /** The scheme of a dialect's key header, e.g. `keyHeader.x-api-key`. */
 export const keyHeaderScheme = (header: string) => `keyHeader.${header.replace(/[^A-Za-z0-9._-]/g, '_')}`;
 /** The scheme of a dialect's key query parameter, e.g. `keyQuery.key`. */
@@ -15,6 +17,7 @@ export type Requirement = Record<string, string[]>;
 export function securityOf(route: CompiledRoute): Requirement[] {
   if (route.auth === false) return [];
   if (route.auth === 'admin') return [{ [adminKey]: [] }];
+  if (route.auth === 'session') return [{ [consoleSession]: [] }];
   return [{ [clientToken]: [] }, ...(route.keyHeader ? [{ [keyHeaderScheme(route.keyHeader)]: [] }] : []),
     ...(route.keyQuery ? [{ [keyQueryScheme(route.keyQuery)]: [] }] : [])];
 }
@@ -44,6 +47,12 @@ export function securitySchemes(routes: CompiledRoute[]): Record<string, unknown
     out[adminKey] = {
       type: 'http', scheme: 'bearer',
       description: 'The operator\'s key, SWITCHYARD_ADMIN_KEY (`Authorization: Bearer <key>`). A client token gets 403 admin_key_required.',
+    };
+  }
+  if (routes.some((r) => r.auth === 'session')) {
+    out[consoleSession] = {
+      type: 'apiKey', in: 'cookie', name: 'sy_session',
+      description: 'A console user\'s session (`POST /console/api/sign-in`): an HttpOnly, SameSite=Strict cookie, named `__Host-sy_session` and Secure over TLS. Every method but GET also sends the session\'s `X-CSRF-Token` (GET /console/api/me `csrf_token`).',
     };
   }
   return out;

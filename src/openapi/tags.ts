@@ -23,6 +23,7 @@ const rules: Rule[] = [
   { name: 'music', description: 'Music tasks, in the music wrapper\'s format and error envelope.', when: (_r, w) => w === 'music' },
   { name: 'billing', description: 'A token holder\'s balance and spending, in the dashboard billing shape.', when: (r) => r.policy === 'billing' },
   { name: 'admin', description: 'The operator\'s API and its console page; they exist only while SWITCHYARD_ADMIN_KEY is set.', when: (r) => r.policy === 'admin' || r.policy === 'console' },
+  { name: 'console users', description: 'The console\'s users: a password set from the operator\'s invite, a session cookie, and their own wallet, tokens, usage and request log (another user\'s ids are 404). Only while SWITCHYARD_ADMIN_KEY is set.', when: (r) => r.policy === 'account' },
   { name: 'operations', description: 'About the gateway itself: liveness, readiness, metrics, this document.', when: (r, _w, policyOf) => policyOf(r).kind === 'open' },
   { name: 'vendor formats', description: 'Vendors\' own request formats, relayed or mapped to their tasks.', when: () => true },
 ];
@@ -35,7 +36,7 @@ function resourceOf(path: string): string {
 export function tagOf(route: CompiledRoute, policyOf: PolicyOf): Tag {
   const resource = resourceOf(route.path);
   // Gateway-own policies first, whatever their path says (e.g. /v1/dashboard/billing, /admin/usage).
-  const own = rules.filter((r) => ['models', 'billing', 'admin', 'operations'].includes(r.name)).find((r) => r.when(route, resource, policyOf));
+  const own = rules.filter((r) => ['models', 'billing', 'admin', 'console users', 'operations'].includes(r.name)).find((r) => r.when(route, resource, policyOf));
   const rule = own ?? rules.find((r) => r.when(route, resource, policyOf))!;
   return { name: rule.name, description: rule.description };
 }

@@ -12,12 +12,17 @@ import type { RequestContext } from './context.js';
 import type { Conversation } from '../store/conversations.js';
 import type { SecretGrant } from './client-secrets.js';
 import type { FileRecord } from '../records/file-record.js';
+import type { UserRecord } from '../accounts/user-store.js';
+import type { SessionRecord } from '../accounts/sessions.js';
 
 /** `upgrade`: a WebSocket upgrade's socket and the bytes that came after its head (the `res` is written on that socket). */
 export interface Exchange { g: Gateway; req: IncomingMessage; res: ServerResponse; ctx: RequestContext; upgrade?: { socket: Duplex; head: Buffer; onClose?: () => void } }
 
 /** matchRoute → the one route (where several share the path, the one its model picks) and the path's parameters. */
 export interface Matched { route: CompiledRoute; params: Record<string, string> }
+
+/** authenticateSession → a console user signed in: the user, the session and its id (the cookie's value). */
+export interface Member extends Matched { user: UserRecord; session: SessionRecord; sessionId: string }
 
 /** authenticate → the token; `grant` when a client secret of it was presented (what the secret allows). */
 export interface Caller extends Matched { token: TokenRecord; grant?: SecretGrant }

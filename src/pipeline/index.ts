@@ -7,6 +7,7 @@ import { reserve, settle, release } from './reservation.js';
 import type { Caller, Exchange, Resolved } from './exchange.js';
 import { matchRoute } from './match-route.js';
 import { authenticate, authenticateAdmin } from './authenticate.js';
+import { authenticateSession } from './authenticate-session.js';
 import { rateLimit } from './rate-limit.js';
 import { readRequest } from './read-request.js';
 import { resolveModel } from './resolve-model.js';
@@ -23,10 +24,14 @@ export async function serve(ex: Exchange, policyOf: PolicyOf): Promise<void> {
   const matched = await matchRoute(ex);                               // 404 not_found · 405 · a shared path: its model picks the route
   const p = policyOf(matched.route);
   if (ex.upgrade && p.kind !== 'session') throw new GatewayError('invalid_request', 'This route does not take a WebSocket upgrade');
-  if (p.kind === 'open' && !matched.route.auth) return p.answer(ex, matched); // /healthz, /readyz, /metrics, /console
+  if (p.kind === 'open' && !matched.route.auth) return p.answer(ex, matched); // /healthz, /readyz, /metrics, /console, its sign-in
   if (p.kind === 'admin') {
     await traced(ex, 'authenticate', () => authenticateAdmin(ex, matched)); // 401 · 403 admin_key_required (a client token)
     return traced(ex, 'answer', () => p.answer(ex, matched));         // tokens, usage, tasks, channels, reload
+  }
+  if (p.kind === 'member') {
+    const member = await traced(ex, 'authenticate', () => authenticateSession(ex, matched)); // 401 session_required · 403 csrf_refused
+    return traced(ex, 'answer', () => p.answer(ex, member));          // a console user's own wallet, tokens, usage, log
   }
   const caller = await traced(ex, 'authenticate', () => authenticate(ex, matched)); // 401 invalid_api_key
   const limited = traced(ex, 'rate_limit', () => rateLimit(ex, caller, p.kind === 'proxied')); // 429 too_many_requests (requests; tokens on proxied routes)

@@ -2,7 +2,7 @@
 // built and how the answer is given (the respond step); for a local route (models, task queries), the answer alone.
 import type { BodyKind } from './read-request.js';
 import type { Build, RetryRule, Sent } from './dispatch.js';
-import type { Caller, Exchange, Matched, Priced } from './exchange.js';
+import type { Caller, Exchange, Matched, Member, Priced } from './exchange.js';
 import type { Bill, Hold } from './reservation.js';
 import type { CompiledRoute } from '../config/runtime.js';
 
@@ -28,6 +28,9 @@ export type LocalPolicy = (ex: Exchange, c: Caller) => Promise<void>;
 /** The operator's API: the admin key checked, no token. */
 export type AdminPolicy = (ex: Exchange, m: Matched) => Promise<void>;
 
+/** The console's users on their own things: a session checked (and its CSRF token, past GET), no token. */
+export type MemberPolicy = (ex: Exchange, m: Member) => Promise<void>;
+
 /** Answers about the gateway (health, readiness, metrics): no caller needed. */
 export type OpenPolicy = (ex: Exchange, m: Matched) => Promise<void> | void;
 
@@ -35,7 +38,7 @@ export type OpenPolicy = (ex: Exchange, m: Matched) => Promise<void> | void;
 export type SessionPolicy = (ex: Exchange, c: Caller) => Promise<void>;
 
 export type Policy = { kind: 'proxied'; policy: ProxiedPolicy } | { kind: 'local'; answer: LocalPolicy } | { kind: 'open'; answer: OpenPolicy }
-  | { kind: 'admin'; answer: AdminPolicy } | { kind: 'session'; open: SessionPolicy };
+  | { kind: 'admin'; answer: AdminPolicy } | { kind: 'member'; answer: MemberPolicy } | { kind: 'session'; open: SessionPolicy };
 
 /**
  * Which policy answers a route: the registry of src/policies/index.ts, handed to the pipeline and the OpenAPI document

@@ -78,7 +78,7 @@ async function requests(ex: Exchange, c: Caller): Promise<void> {
 
 /** One of the token's own records (GET /v1/requests/{id}); another token's is not found. */
 async function request(ex: Exchange, c: Caller): Promise<void> {
-  sendJson(ex.res, 200, { object: 'list', data: await recordsOf(logOf(ex), c.params.id, c.token.id) });
+  sendJson(ex.res, 200, { object: 'list', data: await recordsOf(logOf(ex), c.params.id, { token: c.token.id }) });
 }
 
 export const billingActions: Record<string, LocalPolicy> = { subscription, usage, requests, request };

@@ -25,6 +25,7 @@ import { deleteTask } from './task-delete.js';
 import { cancelOwnTask } from './task-cancel.js';
 import { serveOpenApi } from '../openapi/serve-openapi.js';
 import { serveConsole } from '../console/serve-console.js';
+import { accountPolicy } from '../console/account-actions.js';
 
 const open: Record<string, OpenPolicy> = {
   health: serveHealth, ready: serveReady, metrics: (ex) => serveMetrics(ex.g, ex.res), openapi: (ex) => serveOpenApi(ex, policyOf), console: serveConsole,
@@ -40,6 +41,7 @@ export function policyOf(route: CompiledRoute): Policy {
   if (route.policy === 'realtime') return { kind: 'session', open: openSession };
   if (route.policy === 'billing') return { kind: 'local', answer: billingActions[route.action!] };
   if (route.policy === 'files') return { kind: 'local', answer: fileActions[route.action!] };
+  if (route.policy === 'account') return accountPolicy(route.action);
   if (route.policy === 'task') {
     const action = route.task!.action;
     return action === 'submit' ? { kind: 'proxied', policy: taskSubmit } : { kind: 'local', answer: tasks[action] };

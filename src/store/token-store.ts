@@ -21,6 +21,8 @@ export interface TokenRecord {
   /** Units this token may spend per `cap_period` (an account per period). */
   period_cap?: number;
   cap_period?: 'day' | 'week' | 'month';
+  /** When the key was last replaced (rekey); the record of the key before it, if a race brought it back, loses to this one. */
+  rekeyed_at?: number;
 }
 
 /**
@@ -44,6 +46,7 @@ export interface TokenChange {
 // crypto.hash: the one-shot form, half the cost of createHash on every authenticated request.
 const hashKey = (key: string) => hash('sha256', key, 'hex');
 const maxCached = 50_000;
+const newKey = () => `sk-sy-${randomBytes(24).toString('base64url')}`;
 
 export class TokenStore {
   private readonly kv: Keyv;
@@ -58,7 +61,7 @@ export class TokenStore {
   }
 
   async create(t: NewToken): Promise<{ key: string; record: TokenRecord }> {
-    const key = `sk-sy-${randomBytes(24).toString('base64url')}`;
+    const key = newKey();
     const id = `tok_${randomBytes(6).toString('hex')}`;
     const record: TokenRecord = {
       id, hash: hashKey(key), name: t.name, user: t.user ?? id, group: t.group,
@@ -100,11 +103,34 @@ export class TokenStore {
   async revoke(id: string): Promise<boolean> {
     const rec = await this.byId(id);
     if (!rec) return false;
-    // The mark first: a change written meanwhile (update) sees it and keeps the token revoked.
+    // The mark first: a change written meanwhile (update, rekey) sees it and keeps the token revoked.
     await this.kv.set(`revoked:${id}`, true);
     await this.kv.set(`key:${rec.hash}`, { ...rec, revoked: true });
     await this.invalidate(rec.hash);
+    // A rekey that moved the token to a new key meanwhile: that key is revoked too.
+    const now = await this.byId(id);
+    if (now && now.hash !== rec.hash && !now.revoked) await this.kv.set(`key:${now.hash}`, { ...now, revoked: true });
     return true;
+  }
+
+  /**
+   * A new key for the token, the old one dropped (on every instance as revocations are): the same id, caps, models
+   * and accounts, so spending so far still counts. Undefined when there is no such live token.
+   */
+  async rekey(id: string): Promise<{ key: string; record: TokenRecord } | undefined> {
+    const rec = await this.byId(id);
+    if (!rec || rec.revoked) return undefined;
+    const key = newKey();
+    const record: TokenRecord = { ...rec, hash: hashKey(key), rekeyed_at: Date.now() };
+    await this.kv.set(`key:${record.hash}`, record);
+    await this.kv.set(`id:${id}`, record.hash);
+    await this.kv.delete(`key:${rec.hash}`);
+    await this.invalidate(rec.hash);
+    if (await this.kv.get(`revoked:${id}`)) {
+      record.revoked = true;
+      await this.kv.set(`key:${record.hash}`, record);
+    }
+    return { key, record };
   }
 
   /** Applies an operator's change; undefined when there is no such token. A revoked token stays revoked. */
@@ -173,11 +199,15 @@ export class TokenStore {
     else this.cache.delete(hash);
   }
 
+  /** Every token once: where a race with a rekey left the old key's record, the newer one stands for the token. */
   async list(): Promise<TokenRecord[]> {
-    const out: TokenRecord[] = [];
+    const byId = new Map<string, TokenRecord>();
     for await (const [k, v] of this.kv.iterator!(undefined) as AsyncGenerator<[string, unknown]>) {
-      if (String(k).startsWith('key:')) out.push(v as TokenRecord);
+      if (!String(k).startsWith('key:')) continue;
+      const rec = v as TokenRecord;
+      const seen = byId.get(rec.id);
+      if (!seen || (rec.rekeyed_at ?? 0) > (seen.rekeyed_at ?? 0)) byId.set(rec.id, rec);
     }
-    return out.sort((a, b) => a.created_at - b.created_at);
+    return [...byId.values()].sort((a, b) => a.created_at - b.created_at);
   }
 }

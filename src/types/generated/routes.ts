@@ -134,7 +134,7 @@ export interface Route {
    */
   endpoint_type?: string;
   /**
-   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `relay` (a JSON or multipart request whose answer streams back as it comes: audio bytes, text, JSON or SSE events, its usage read on the way; see `audio`), `realtime` (a WebSocket relayed to the vendor's, billed per response; see `realtime`), `client_secret` (mints a short-lived secret of the caller's token for a browser; see `client_secret`), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data). `files` keeps the caller's files (OpenAI's Files API: `action` `upload`, `list`, `get`, `content`, `delete`): an upload is checked as the route's `files` says and stored at the vendor that will use it, the gateway keeping its record; the bytes are read back from there.
+   * How the engine serves the route: `stream` (JSON request, JSON or SSE answer chosen by the body's `stream` flag), `json` (JSON request and answer), `task` (asynchronous task), `passthrough` (bytes piped unchanged), `relay` (a JSON or multipart request whose answer streams back as it comes: audio bytes, text, JSON or SSE events, its usage read on the way; see `audio`), `realtime` (a WebSocket relayed to the vendor's, billed per response; see `realtime`), `client_secret` (mints a short-lived secret of the caller's token for a browser; see `client_secret`), `models` (the caller's model list; with an `{id}` path parameter, that one model or 404), `metrics` (Prometheus text; usually with `auth: false` on an internal listener). `health` (liveness) and `ready` (config loaded, store reachable, config hash) for orchestrators. `stored` answers GET (the stored answer) and DELETE on records a route with `store` kept. `count_tokens` answers the prompt-token estimate billing would reserve, through `answer`. `admin` is the operator's API (tokens, usage, tasks, channels, reload; `auth: admin`), `billing` the balance and usage a token holder's chat front-end shows (OpenAI's dashboard billing shape); both name their `action`. `openapi` answers the OpenAPI 3.1 document of the routes this instance serves, generated from the running config and its request schemas once per config (usually with `auth: false`). `console` serves the operator's console page (no path parameter) and its files (`{asset}`), which call the admin API with the key the operator signs in with; like `admin`, it exists only while `SWITCHYARD_ADMIN_KEY` is set (use `auth: false`: the page itself holds no data). `files` keeps the caller's files (OpenAI's Files API: `action` `upload`, `list`, `get`, `content`, `delete`): an upload is checked as the route's `files` says and stored at the vendor that will use it, the gateway keeping its record; the bytes are read back from there. `account` is the console's users: sign-in with a password set from the operator's invite (`auth: false`, actions `sign_in`, `invite_accept`), then, on their session (`auth: session`), their own wallet, tokens, usage and request log (actions `sign_out`, `me`, `my_tokens`, `my_token_create`, `my_token_revoke`, `my_token_rotate`, `my_usage`, `my_requests`, `my_request`); like `console`, it exists only while `SWITCHYARD_ADMIN_KEY` is set.
    */
   policy:
     | 'stream'
@@ -154,7 +154,8 @@ export interface Route {
     | 'relay'
     | 'realtime'
     | 'client_secret'
-    | 'files';
+    | 'files'
+    | 'account';
   /**
    * Policy `stream`: every request on this route is answered as SSE whatever its body says (the path says so, e.g. Gemini's `:streamGenerateContent`).
    */
@@ -164,9 +165,9 @@ export interface Route {
    */
   body_schema?: string;
   /**
-   * Who may call the route: `true` (default) a client token; `false` anyone (health, metrics, the API document, the console page); `admin` the operator's key (`SWITCHYARD_ADMIN_KEY`, Bearer). Routes of policy `admin` exist only while that key is set.
+   * Who may call the route: `true` (default) a client token; `false` anyone (health, metrics, the API document, the console page); `admin` the operator's key (`SWITCHYARD_ADMIN_KEY`, Bearer); `session` a console user's session cookie, with the session's `X-CSRF-Token` header on every method but GET (policy `account` only). Routes of policy `admin` exist only while that key is set.
    */
-  auth?: boolean | 'admin';
+  auth?: boolean | 'admin' | 'session';
   /**
    * `error.type` of every Shape A error on this route (e.g. `platform_api_error` on the unified video routes, request errors included). Default: the catalog's type per error.
    */
@@ -208,7 +209,7 @@ export interface Route {
    */
   answer?: string;
   /**
-   * What a route of policy `admin` or `billing` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `user_create`, `user_list`, `user_get`, `user_update`, `user_topup`, `user_tokens`, `user_usage`, `team_create`, `team_list`, `team_get`, `team_update`, `team_member_add`, `team_member_remove`, `team_usage`, `usage`, `tasks`, `reconciliation`, `requests`, `request`, `requests_export`, `channels`, `reload`; billing: `subscription`, `usage`, `requests` and `request` (the token's own records of the request log).; files: `upload` (the route's `files` rules), `list` (the caller's files, OpenAI's list shape: `after`, `limit`, `order`, `purpose`), `get`, `content` (the bytes, streamed from the vendor), `delete` (at the vendor, then the record).
+   * What a route of policy `admin`, `billing`, `files` or `account` does. admin: `token_create`, `token_list`, `token_get`, `token_update`, `token_topup`, `token_revoke`, `user_create`, `user_list`, `user_get`, `user_update`, `user_topup`, `user_tokens`, `user_usage`, `user_invite` (a one-time link for the user to set a console password), `team_create`, `team_list`, `team_get`, `team_update`, `team_member_add`, `team_member_remove`, `team_usage`, `usage`, `tasks`, `reconciliation`, `requests`, `request`, `requests_export`, `channels`, `reload`; billing: `subscription`, `usage`, `requests` and `request` (the token's own records of the request log).; files: `upload` (the route's `files` rules), `list` (the caller's files, OpenAI's list shape: `after`, `limit`, `order`, `purpose`), `get`, `content` (the bytes, streamed from the vendor), `delete` (at the vendor, then the record); account: see `policy`.
    */
   action?:
     | 'token_create'
@@ -244,7 +245,20 @@ export interface Route {
     | 'list'
     | 'get'
     | 'content'
-    | 'delete';
+    | 'delete'
+    | 'user_invite'
+    | 'team_list'
+    | 'sign_in'
+    | 'invite_accept'
+    | 'sign_out'
+    | 'me'
+    | 'my_tokens'
+    | 'my_token_create'
+    | 'my_token_revoke'
+    | 'my_token_rotate'
+    | 'my_usage'
+    | 'my_requests'
+    | 'my_request';
   audio?: RouteAudio;
   realtime?: RealtimeRoute;
   client_secret?: ClientSecretRoute;
