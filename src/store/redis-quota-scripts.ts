@@ -142,56 +142,81 @@ end
 if #KEYS > 4 * n and #pointers > 0 then redis.call('HSET', KEYS[#KEYS], unpack(pointers)) end
 return -1 - #take`);
 
-// KEYS: the account's bal, the close's marker, the open reservation, the reservation's marker, the marker index, the
-// totals, the hour's and the day's cells, the period indexes. ARGV: account, request, kind (settle|refund), wanted
-// charge, caller's reserved (for a reservation without its open row), now, the markers' ttl for a request-scoped and
-// for a durable reservation, usage retention (ms), channel, prompt_tokens, completion_tokens, units, then the token
-// classes in usageClasses' order (cached_tokens … vendor_charged). Returns {charged, uncharged, owner of the
-// reservation it closed or ''}; a request closed before answers what that close charged. Once both markers have
-// expired a close finds nothing and moves nothing, as for a request never reserved. A budget level's close skips the
-// rollup (its usage keys are declared all the same: they name its slot).
+// Closes (settles or refunds) every level of a reservation (redis-quota.ts closeLevels), each as a lone close would.
+// KEYS per level (closeKeys): its bal, the close's marker, the open reservation, the reservation's marker, the marker
+// index, the totals, the hour's and the day's cells, the period indexes; then, on one server, the owner index of this
+// process. ARGV: kind (settle|refund), wanted charge, caller's reserved (for a reservation without its open row), now,
+// the markers' ttl for a request-scoped and for a durable reservation, usage retention (ms), this process's owner id, channel, prompt_tokens, completion_tokens, units, the token classes in usageClasses' order
+// (cached_tokens … vendor_charged), then per level its account and request id. Returns per level {charged, uncharged,
+// owner whose index still points at it or ''}: the pointers of this process's reservations go in this step when its
+// index is declared. A level closed before answers what that close charged; once both markers have expired a close
+// finds nothing and moves nothing, as for a request never reserved. A budget level's close skips the rollup (its usage
+// keys are declared all the same: they name its slot).
+export const closeKeysPer = 10;
+export const closeKeys = (account: string, request: string, hour: number) => {
+  const A = acctKey(account);
+  return [`${A}bal`, `${A}entry:${request}:close`, `${A}open:${request}`, `${A}entry:${request}:reserve`, `${A}entries`, `${A}usage`,
+    `${A}usage:h:${hour}`, `${A}usage:d:${Math.floor(hour / 24)}`, `${A}usage:hours`, `${A}usage:days`];
+};
 export const close = new LuaScript(`${lib}
-local account, request, kind, want, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6])
-local prior = redis.call('GET', A .. 'entry:' .. request .. ':close')
-local open = redis.call('GET', A .. 'open:' .. request)
-local amount, owner, by
-if open then
-  by = cjson.decode(open)
-  amount, owner = tonumber(by.amount), by.owner
-else
-  local r = redis.call('GET', A .. 'entry:' .. request .. ':reserve')
-  if not r then return {0, 0, ''} end
-  by = cjson.decode(r)
-  amount = tonumber(ARGV[5])
-end
-if prior then
-  local p = cjson.decode(prior)
-  return {amount + tonumber(p.amount), tonumber(p.uncharged or 0), ''}
-end
-local charged, uncharged = 0, 0
-if kind == 'settle' then
-  charged = math.min(want, amount)
-  uncharged = want - charged
-end
-redis.call('INCRBY', KEYS[1], amount - charged)
+local kind, want, reserved, now, me = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[8]
+local F = 12 + #classes
 -- cjson decodes a JSON null as a sentinel, not nil: only strings are tags.
 local function str(v) if type(v) == 'string' then return v end return nil end
 local function pos(v) local n = num(v) return n ~= nil and n > 0 end
-local used = charged > 0 or pos(ARGV[11]) or pos(ARGV[12])
-local t = {user = str(by.user), model = str(by.model), route = str(by.route), channel = tag(ARGV[10]),
-  prompt_tokens = used and num(ARGV[11]) or nil, completion_tokens = used and num(ARGV[12]) or nil,
-  units = charged > 0 and (num(ARGV[13]) or (type(by.units) == 'number' and by.units or nil)) or nil}
-for i, k in ipairs(classes) do t[k] = used and num(ARGV[13 + i]) or nil end
--- Both markers answer repeats for the scope's window from here (a reservation without its open row: the longest).
-local ttl = tonumber(by.scope == 'request' and ARGV[7] or ARGV[8])
-row(request .. ':close', ttl, account, request, kind, charged - amount, now, uncharged, t)
-if redis.call('PEXPIRE', A .. 'entry:' .. request .. ':reserve', int(ttl)) == 1 then
-  redis.call('ZADD', A .. 'entries', int(now + ttl), request .. ':reserve')
+local function closeOne(account, request)
+  local prior = redis.call('GET', A .. 'entry:' .. request .. ':close')
+  local open = redis.call('GET', A .. 'open:' .. request)
+  local amount, owner, by
+  if open then
+    by = cjson.decode(open)
+    amount, owner = tonumber(by.amount), by.owner
+  else
+    local r = redis.call('GET', A .. 'entry:' .. request .. ':reserve')
+    if not r then return {0, 0, ''} end
+    by = cjson.decode(r)
+    amount = reserved
+  end
+  if prior then
+    local p = cjson.decode(prior)
+    return {amount + tonumber(p.amount), tonumber(p.uncharged or 0), ''}
+  end
+  local charged, uncharged = 0, 0
+  if kind == 'settle' then
+    charged = math.min(want, amount)
+    uncharged = want - charged
+  end
+  redis.call('INCRBY', A .. 'bal', amount - charged)
+  local used = charged > 0 or pos(ARGV[10]) or pos(ARGV[11])
+  local t = {user = str(by.user), model = str(by.model), route = str(by.route), channel = tag(ARGV[9]),
+    prompt_tokens = used and num(ARGV[10]) or nil, completion_tokens = used and num(ARGV[11]) or nil,
+    units = charged > 0 and (num(ARGV[12]) or (type(by.units) == 'number' and by.units or nil)) or nil}
+  for i, k in ipairs(classes) do t[k] = used and num(ARGV[12 + i]) or nil end
+  -- Both markers answer repeats for the scope's window from here (a reservation without its open row: the longest).
+  local ttl = tonumber(by.scope == 'request' and ARGV[5] or ARGV[6])
+  row(request .. ':close', ttl, account, request, kind, charged - amount, now, uncharged, t)
+  if redis.call('PEXPIRE', A .. 'entry:' .. request .. ':reserve', int(ttl)) == 1 then
+    redis.call('ZADD', A .. 'entries', int(now + ttl), request .. ':reserve')
+  end
+  -- A budget level's close moves its money only: the request is counted once, on its token's account.
+  if string.byte(account, 1) ~= 126 then rollup(account, now, t, charged, uncharged, tonumber(ARGV[7])) end
+  if open then redis.call('DEL', A .. 'open:' .. request) end
+  return {charged, uncharged, str(owner) or ''}
 end
--- A budget level's close moves its money only: the request is counted once, on its token's account.
-if string.byte(account, 1) ~= 126 then rollup(account, now, t, charged, uncharged, tonumber(ARGV[9])) end
-if open then redis.call('DEL', A .. 'open:' .. request) end
-return {charged, uncharged, str(owner) or ''}`);
+local n = math.floor(#KEYS / ${closeKeysPer})
+local out, mine = {}, {}
+for i = 1, n do
+  A = string.sub(KEYS[${closeKeysPer} * (i - 1) + 1], 1, -4)
+  local request = ARGV[F + 2 * i]
+  local r = closeOne(ARGV[F + 2 * i - 1], request)
+  if r[3] ~= '' and r[3] == me and #KEYS > ${closeKeysPer} * n then
+    mine[#mine + 1] = request
+    r[3] = ''
+  end
+  out[i] = r
+end
+if #mine > 0 then redis.call('HDEL', KEYS[#KEYS], unpack(mine)) end
+return out`);
 
 // KEYS: the account's bal, the topup's marker, the marker index. ARGV: account, entry, amount to credit, now, route,
 // user, the marker's ttl (0: kept). Returns 1 applied, 0 already applied (a repeat of its ref), -1 no account.

@@ -8,16 +8,16 @@
 import { clampCharge, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
 import type { RedisClient } from './redis-client.js';
 import { countsOf, groupCells, hourMs, hourOf, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
-import { acctKey, accountsKey, ownersKey, ownerKey, dayMs, reserveLevels as takeLevels, close, topup, trim, shift } from './redis-quota-scripts.js';
+import { acctKey, accountsKey, closeKeys, ownersKey, ownerKey, dayMs, reserveLevels as takeLevels, close, topup, trim, shift } from './redis-quota-scripts.js';
 import { isBudgetLevel } from './budget-level.js';
-import { reserveByRuns } from './redis-levels.js';
+import { reserveByRuns, tagGroups } from './redis-levels.js';
+
+/** A marker as stored: the entry and the server's write order (µs). */
+type Stored = LedgerEntry & { seq?: string };
 
 /** Accounts trimmed at once by prune, and list entries it moves under the index per call at most. */
 const pruneBatch = 100;
 const drainPerCall = 20_000;
-
-/** A marker as stored: the entry and the server's write order (µs). */
-type Stored = LedgerEntry & { seq?: string };
 
 export class RedisQuotaLedger implements QuotaLedger {
   /** When this process last put itself in `sy:quota:owners` (again every few seconds, in case a sweep took it out). */
@@ -64,7 +64,7 @@ export class RedisQuotaLedger implements QuotaLedger {
     const own = ownerKey(this.owner);
     await Promise.all([this.client.hSet(own, Object.fromEntries(levels.map((l) => [l.request, l.account]))), this.listOwner()]);
     return reserveByRuns(levels, (from, to) => this.take(levels.slice(from, to), args), async (taken, untaken) => {
-      await Promise.all(taken.map((l) => this.refund(l.account, l.request, whole(amount))));
+      if (taken.length) await this.refundLevels(taken, whole(amount));
       if (untaken.length) await this.client.hDel(own, untaken.map((l) => l.request)).catch(() => undefined);
     });
   }
@@ -80,26 +80,45 @@ export class RedisQuotaLedger implements QuotaLedger {
   }
 
   async settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
-    const want = clampCharge(Number.MAX_SAFE_INTEGER, actual).charged;
-    const [charged, uncharged] = await this.closeRequest(account, request, 'settle', want, reserved, tags);
-    return { charged, uncharged };
+    return this.settleLevels([{ account, request }], reserved, actual, tags);
   }
 
   async refund(account: string, request: string, reserved: number, tags?: CloseTags): Promise<void> {
-    await this.closeRequest(account, request, 'refund', 0, reserved, tags);
+    await this.refundLevels([{ account, request }], reserved, tags);
   }
 
-  private async closeRequest(account: string, request: string, kind: 'settle' | 'refund', want: number, reserved: number, tags?: CloseTags): Promise<[number, number]> {
-    const [A, now] = [acctKey(account), Date.now()];
+  async settleLevels(levels: readonly Level[], reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
+    const want = clampCharge(Number.MAX_SAFE_INTEGER, actual).charged;
+    const [charged, uncharged] = (await this.closeLevels(levels, 'settle', want, reserved, tags))[0] ?? [0, 0];
+    return { charged, uncharged };
+  }
+
+  async refundLevels(levels: readonly Level[], reserved: number, tags?: CloseTags): Promise<void> {
+    await this.closeLevels(levels, 'refund', 0, reserved, tags);
+  }
+
+  /**
+   * On one server one script closes every level and drops this process's pointers to them; on a cluster one script per
+   * tag, all at once (a close, unlike a reservation, needs no order: each level closes on its own), then the pointers.
+   * Answers {charged, uncharged} per level, in level order.
+   */
+  private async closeLevels(levels: readonly Level[], kind: 'settle' | 'refund', want: number, reserved: number, tags?: CloseTags): Promise<[number, number][]> {
+    if (!levels.length) return [];
+    const now = Date.now();
     const hour = Math.floor(now / hourMs);
-    const keys = [`${A}bal`, `${A}entry:${request}:close`, `${A}open:${request}`, `${A}entry:${request}:reserve`, `${A}entries`, `${A}usage`,
-      `${A}usage:h:${hour}`, `${A}usage:d:${Math.floor(hour / 24)}`, `${A}usage:hours`, `${A}usage:days`];
     const { markerTtlMs: ttl, usageDays } = this.keep;
-    const [charged, uncharged, owner] = (await close.run(this.client, keys,
-      [account, request, kind, want, whole(reserved), now, ttl.request, ttl.durable, usageDays * dayMs, ...closeArgs(tags)])) as [number, number, string];
+    const args = [kind, want, whole(reserved), now, ttl.request, ttl.durable, usageDays * dayMs, this.owner, ...closeArgs(tags)];
+    const groups = this.cluster ? tagGroups(levels) : [levels.map((_, i) => i)];
+    const out: [number, number, string][] = [];
+    await Promise.all(groups.map(async (g) => {
+      const keys = g.flatMap((i) => closeKeys(levels[i].account, levels[i].request, hour));
+      const each = g.flatMap((i) => [levels[i].account, levels[i].request]);
+      const got = (await close.run(this.client, this.cluster ? keys : [...keys, ownerKey(this.owner)], [...args, ...each])) as [number, number, string][];
+      g.forEach((i, j) => { out[i] = got[j]; });
+    }));
     // After the close: a pointer left by a failure here points at nothing and is skipped.
-    if (owner) await this.client.hDel(ownerKey(owner), request).catch(() => undefined);
-    return [Number(charged), Number(uncharged)];
+    await Promise.all([...pointersByOwner(levels, out)].map(([owner, requests]) => this.client.hDel(ownerKey(owner), requests).catch(() => undefined)));
+    return out.map(([charged, uncharged]) => [Number(charged), Number(uncharged)]);
   }
 
   async topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<boolean> {
@@ -247,6 +266,13 @@ function cellsOf(fields: Record<string, string>, hour: number, keep: (account: s
     c[total as keyof Pick<RollupDelta, 'requests'>] = Number(value);
   }
   return [...byCell.values()];
+}
+
+/** The pointers the close scripts left to drop (other processes' reservations; on a cluster, all), by owner. */
+function pointersByOwner(levels: readonly Level[], out: [number, number, string][]): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  out.forEach(([, , owner], i) => { if (owner) m.set(owner, [...(m.get(owner) ?? []), levels[i].request]); });
+  return m;
 }
 
 const closeArgs = (t: CloseTags | undefined) =>
