@@ -7,17 +7,14 @@
 // request log's (src/request-log/). The keys and scripts are in redis-quota-scripts.ts.
 import { clampCharge, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
 import type { RedisClient } from './redis-client.js';
-import { countsOf, groupCells, hourMs, hourOf, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
-import { acctKey, accountsKey, closeKeys, ownersKey, ownerKey, dayMs, reserveLevels as takeLevels, close, topup, trim, shift } from './redis-quota-scripts.js';
+import { countsOf, groupCells, hourMs, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
+import { acctKey, accountsKey, closeKeys, dueKey, levelTagsKey, ownersKey, ownerKey, dayMs, slotTag, reserveLevels as takeLevels, close, topup } from './redis-quota-scripts.js';
 import { isBudgetLevel } from './budget-level.js';
 import { reserveByRuns, tagGroups } from './redis-levels.js';
+import { pruneRedisLedger } from './redis-quota-prune.js';
 
 /** A marker as stored: the entry and the server's write order (µs). */
 type Stored = LedgerEntry & { seq?: string };
-
-/** Accounts trimmed at once by prune, and list entries it moves under the index per call at most. */
-const pruneBatch = 100;
-const drainPerCall = 20_000;
 
 export class RedisQuotaLedger implements QuotaLedger {
   /** When this process last put itself in `sy:quota:owners` (again every few seconds, in case a sweep took it out). */
@@ -31,10 +28,10 @@ export class RedisQuotaLedger implements QuotaLedger {
 
   /**
    * The creation topup's marker stays with the account (one each), so creating an account again never credits it twice.
-   * A budget level is not listed with the accounts: it has no usage for usage() to read.
+   * A budget level is not listed with the accounts (it has no usage for usage() to read); its tag is, for prune.
    */
   async createAccount(account: string, initial: number): Promise<void> {
-    if (!isBudgetLevel(account)) await this.client.sAdd(accountsKey, account);
+    await (isBudgetLevel(account) ? this.client.sAdd(levelTagsKey, slotTag(account)) : this.client.sAdd(accountsKey, account));
     await this.client.set(`${acctKey(account)}bal`, '0', { condition: 'NX' });
     if (initial > 0) await this.credit(account, initial, `create:${account}`, 0);
   }
@@ -128,7 +125,7 @@ export class RedisQuotaLedger implements QuotaLedger {
   /** `ttl`: how long the topup's marker answers a repeat of `ref` (0: for good). */
   private async credit(account: string, amount: number, ref: string, ttl: number, tags?: EntryTags): Promise<boolean> {
     const A = acctKey(account);
-    const r = await topup.run(this.client, [`${A}bal`, `${A}entry:topup:${ref}`, `${A}entries`],
+    const r = await topup.run(this.client, [`${A}bal`, `${A}entry:topup:${ref}`, `${A}entries`, dueKey(account)],
       [account, `topup:${ref}`, signed(amount), Date.now(), tags?.route ?? '', tags?.user ?? '', ttl]);
     if (Number(r) === -1) throw new Error(`quota_no_account: ${account}`);
     return Number(r) === 1;
@@ -148,50 +145,9 @@ export class RedisQuotaLedger implements QuotaLedger {
       .map((e) => ({ entry: e.entry, account: e.account, request: e.request, kind: e.kind, amount: e.amount, at: e.at, uncharged: e.uncharged ?? 0, ...tagsOf(e) }));
   }
 
-  /**
-   * Trims what no expiry removes: each account's index of expired markers and its usage periods past retention (the
-   * cells themselves expire). An account's list from before the markers expired (`:log`) is moved under the index,
-   * up to drainPerCall entries a call, its markers given the expiry they would have had: `more` while some is left.
-   */
+  /** See redis-quota-prune.ts. */
   async prune(now: number): Promise<Pruned> {
-    const firstHour = hourOf(now - this.keep.usageDays * dayMs);
-    const out: Pruned = { entries: 0, cells: 0, more: false };
-    let budget = drainPerCall;
-    const accounts = await this.client.sMembers(accountsKey);
-    for (let i = 0; i < accounts.length; i += pruneBatch) {
-      await Promise.all(accounts.slice(i, i + pruneBatch).map(async (account) => {
-        const A = acctKey(account);
-        const [dropped, periods, listed] = (await trim.run(this.client, [`${A}entries`, `${A}usage:hours`, `${A}usage:days`, `${A}log`],
-          [now, firstHour, Math.floor(firstHour / 24)])) as number[];
-        out.entries += Number(dropped);
-        out.cells += Number(periods);
-        const n = Math.min(Number(listed), budget);
-        budget -= n;
-        if (n > 0) await this.drainLog(account, n, now);
-        if (Number(listed) > n) out.more = true;
-      }));
-    }
-    return out;
-  }
-
-  /**
-   * Moves the first `n` entries of an account's list from before (`:log`) under the index: each marker gets the
-   * expiry it would have had from now (the longest window: the list does not say a request's scope), except the
-   * ones kept (an open reservation's, the account's creation). The list goes once empty.
-   */
-  private async drainLog(account: string, n: number, now: number): Promise<void> {
-    const A = acctKey(account);
-    const listed = await this.client.lRange(`${A}log`, 0, n - 1);
-    const rows = listed.map((r) => JSON.parse(r) as LedgerEntry);
-    const open = await Promise.all(rows.map((e) => (e.kind === 'reserve' ? this.client.exists(`${A}open:${e.request}`) : 0)));
-    const { topup: topupTtl, durable } = this.keep.markerTtlMs;
-    await Promise.all(rows.map(async (e, i) => {
-      const ttl = open[i] || e.entry === `topup:create:${account}` ? 0 : e.kind === 'topup' ? topupTtl : durable;
-      if (ttl > 0) await this.client.pExpire(`${A}entry:${e.entry}`, ttl);
-      await this.client.zAdd(`${A}entries`, { score: ttl > 0 ? now + ttl : Infinity, value: e.entry });
-    }));
-    // Only once they are under the index, so a prune stopped halfway loses none (one that repeats them sets them again).
-    if (listed.length) await shift.run(this.client, [`${A}log`], [listed.length, listed[0], listed.at(-1)!]);
+    return pruneRedisLedger(this.client, this.keep, now);
   }
 
   async totals(account: string): Promise<UsageTotals> {
