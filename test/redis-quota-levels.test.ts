@@ -1,7 +1,8 @@
 // Reservations across levels (issue 39) on the Redis ledger, on one server and on a three-master Redis Cluster: all or
 // nothing, the refusing level, repeats, unchecked levels, the keys of one tag on one slot, concurrent requests on one
 // wallet, settles and refunds per level and of every level at once (settleLevels, refundLevels), a process that dies
-// between a cluster's slots, a seeded model-based property, and the Redis commands one request costs.
+// between a cluster's slots, a seeded model-based property, the Redis commands one request costs, and prune reaching
+// the markers of budget levels.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -9,7 +10,7 @@ import { openStore, type Store } from '../src/store/open-store.js';
 import { connectRedis, type RedisClient } from '../src/store/redis-client.js';
 import { RedisQuotaLedger } from '../src/store/redis-quota.js';
 import { slotRuns } from '../src/store/redis-levels.js';
-import { acctKey } from '../src/store/redis-quota-scripts.js';
+import { acctKey, dueKey, levelTagsKey } from '../src/store/redis-quota-scripts.js';
 import { defaultRetention, levelRequest, type Level } from '../src/store/quota-ledger.js';
 import { sweep } from '../src/tasks/recovery.js';
 import type { Gateway } from '../src/pipeline/gateway.js';
@@ -135,7 +136,7 @@ function levelsTests(t: Target): void {
     assert.equal(await s.quota.balance('usr_k'), 100, 'the account usr_k is not the wallet ~usr_k');
     assert.equal(await s.quota.balance('~usr_k'), 90);
     const keys = await keysOn(t);
-    const quota = keys.filter(([k]) => k.startsWith('sy:quota:') && !k.includes('{own:') && k !== 'sy:quota:owners' && k !== 'sy:quota:accounts');
+    const quota = keys.filter(([k]) => k.startsWith('sy:quota:') && !k.includes('{own:') && !['sy:quota:owners', 'sy:quota:accounts', levelTagsKey].includes(k));
     const byTag = new Map<string, Set<number>>();
     for (const [k, p] of quota) byTag.set(/\{([^}]*)\}/.exec(k)![1], (byTag.get(/\{([^}]*)\}/.exec(k)![1]) ?? new Set()).add(p));
     assert.deepEqual([...byTag.keys()].sort(), ['a:team_k', 'a:tok_k', 'a:usr_k']);
@@ -146,6 +147,7 @@ function levelsTests(t: Target): void {
       assert.equal(slots.size, 1, 'every period and member of a team on the team\'s slot');
     }
     assert.deepEqual((await rawSet(t, 'sy:quota:accounts')).sort(), ['tok_k', 'usr_k'], 'no budget level among the accounts');
+    assert.deepEqual((await rawSet(t, levelTagsKey)).sort(), ['team_k', 'tok_k', 'usr_k'], 'their tags, once each, for prune');
   });
 
   it('concurrent requests on a wallet covering k: exactly k are taken, no level below 0, whichever level is the short one', async (a, b) => {
@@ -284,6 +286,47 @@ function levelsTests(t: Target): void {
     const many = t.cluster ? ['EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA', 'HDEL', 'HSET'] : one;
     assert.deepEqual(five.sort(), many);
     assert.deepEqual(fiveBack.sort(), many);
+  });
+
+  it('prune reaches budget levels: an idle period\'s expired markers leave its index, and its tag\'s due index empties', async () => {
+    const ttl = 1500;
+    const short = await openStore(t.uri(), { markerTtlMs: { request: ttl, durable: ttl, topup: ttl } });
+    const raw = await connectRedis(t.uri());
+    const z = (key: string) => raw.client.zRange(key, 0, -1);
+    const expire = () => new Promise((r) => setTimeout(r, ttl + 100));
+    try {
+      const q = short.quota;
+      const accts = chain('tok_r', 'usr_r', 'team_r');
+      for (const a of [...accts, '~team_r@d2']) await q.createAccount(a, 1000);
+      for (const id of ['r1', 'r2', 'r3']) {
+        assert.equal(await q.reserveLevels(levelsOf(accts, id), 10, 'request'), -1);
+        await (id === 'r2' ? q.refundLevels(levelsOf(accts, id), 10) : q.settleLevels(levelsOf(accts, id), 10, 7));
+      }
+      await q.topup('~usr_r', 5, 'r-gift');
+      // A reservation still open on the next period: its marker stays, whatever prune does.
+      assert.equal(await q.reserve('~team_r@d2', 'r4', 10, 'request'), true);
+      const budget = accts.slice(1);
+      assert.deepEqual((await z(dueKey('~team_r@d1'))).sort(), ['~team_r@d1', '~team_r@d1/usr_r'], 'the team\'s levels with expiring markers');
+      assert.deepEqual(await z(dueKey('~usr_r')), ['~usr_r']);
+      assert.equal((await q.prune(Date.now())).entries, 0, 'nothing expired yet');
+      assert.deepEqual((await z(dueKey('~team_r@d1'))).sort(), ['~team_r@d1', '~team_r@d1/usr_r'], 'still due');
+      await expire();
+      for (const a of budget) assert.equal((await z(`${acctKey(a)}entries`)).length, 1 + 6 + (a === '~usr_r' ? 1 : 0), `${a}: the index still lists the expired markers`);
+      const out = await q.prune(Date.now());
+      assert.equal(out.entries, (accts.length * 6 + 1), 'three requests\' markers on each level, the gift\'s');
+      for (const a of budget) assert.deepEqual(await z(`${acctKey(a)}entries`), [`topup:create:${a}`], `${a}: only its creation is left`);
+      assert.deepEqual((await z(`${acctKey('~team_r@d2')}entries`)).sort(), ['r4:reserve', 'topup:create:~team_r@d2'], 'an open reservation stays');
+      for (const a of budget) assert.deepEqual(await z(dueKey(a)), [], `${a}: its tag has nothing due`);
+      assert.deepEqual((await raw.client.sMembers(levelTagsKey)).sort(), ['team_r', 'tok_r', 'usr_r'], 'one tag per owner, whatever the periods');
+      assert.deepEqual((await q.entries('~team_r@d1')).map((e) => e.kind), ['topup']);
+      // Its close lists the level again, and once its markers expire prune takes them.
+      await q.settle('~team_r@d2', 'r4', 10, 10);
+      assert.deepEqual(await z(dueKey('~team_r@d2')), ['~team_r@d2']);
+      await expire();
+      assert.deepEqual(await q.prune(Date.now()), { entries: 2, cells: 0, more: false });
+      assert.deepEqual(await z(`${acctKey('~team_r@d2')}entries`), ['topup:create:~team_r@d2']);
+      assert.equal(await q.balance('~team_r@d2'), 990);
+    } finally { raw.watch?.stop(); raw.client.destroy(); await short.close(); }
   });
 }
 
