@@ -1,7 +1,8 @@
 // Reservations across levels (issue 39) on the Redis ledger, on one server and on a three-master Redis Cluster: all or
 // nothing, the refusing level, repeats, unchecked levels, the keys of one tag on one slot, concurrent requests on one
-// wallet, settles and refunds per level, a process that dies between a cluster's slots, a seeded model-based property,
-// and the Redis commands one request costs.
+// wallet, settles and refunds per level and of every level at once (settleLevels, refundLevels), a process that dies
+// between a cluster's slots, a seeded model-based property, the Redis commands one request costs, and prune reaching
+// the markers of budget levels.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -9,7 +10,7 @@ import { openStore, type Store } from '../src/store/open-store.js';
 import { connectRedis, type RedisClient } from '../src/store/redis-client.js';
 import { RedisQuotaLedger } from '../src/store/redis-quota.js';
 import { slotRuns } from '../src/store/redis-levels.js';
-import { acctKey } from '../src/store/redis-quota-scripts.js';
+import { acctKey, dueKey, levelTagsKey } from '../src/store/redis-quota-scripts.js';
 import { defaultRetention, levelRequest, type Level } from '../src/store/quota-ledger.js';
 import { sweep } from '../src/tasks/recovery.js';
 import type { Gateway } from '../src/pipeline/gateway.js';
@@ -17,6 +18,7 @@ import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { startRedisCluster, type RedisClusterServer } from './helpers/redis-cluster.js';
 import { monitor, type Seen } from './helpers/redis-monitor.js';
 import { levelsProperty } from './helpers/levels-model.js';
+import { closesConserve } from './helpers/levels-closes.js';
 import { until } from './helpers/wait.js';
 import type { UsageRow } from '../src/store/usage.js';
 
@@ -134,7 +136,7 @@ function levelsTests(t: Target): void {
     assert.equal(await s.quota.balance('usr_k'), 100, 'the account usr_k is not the wallet ~usr_k');
     assert.equal(await s.quota.balance('~usr_k'), 90);
     const keys = await keysOn(t);
-    const quota = keys.filter(([k]) => k.startsWith('sy:quota:') && !k.includes('{own:') && k !== 'sy:quota:owners' && k !== 'sy:quota:accounts');
+    const quota = keys.filter(([k]) => k.startsWith('sy:quota:') && !k.includes('{own:') && !['sy:quota:owners', 'sy:quota:accounts', levelTagsKey].includes(k));
     const byTag = new Map<string, Set<number>>();
     for (const [k, p] of quota) byTag.set(/\{([^}]*)\}/.exec(k)![1], (byTag.get(/\{([^}]*)\}/.exec(k)![1]) ?? new Set()).add(p));
     assert.deepEqual([...byTag.keys()].sort(), ['a:team_k', 'a:tok_k', 'a:usr_k']);
@@ -145,6 +147,7 @@ function levelsTests(t: Target): void {
       assert.equal(slots.size, 1, 'every period and member of a team on the team\'s slot');
     }
     assert.deepEqual((await rawSet(t, 'sy:quota:accounts')).sort(), ['tok_k', 'usr_k'], 'no budget level among the accounts');
+    assert.deepEqual((await rawSet(t, levelTagsKey)).sort(), ['team_k', 'tok_k', 'usr_k'], 'their tags, once each, for prune');
   });
 
   it('concurrent requests on a wallet covering k: exactly k are taken, no level below 0, whichever level is the short one', async (a, b) => {
@@ -192,6 +195,23 @@ function levelsTests(t: Target): void {
     assert.deepEqual(usageKeys, [], 'no rollup key of a budget level');
   });
 
+  it('settleLevels and refundLevels close every level at once: each within its own reservation, repeats move nothing, pointers go', async (s, other) => {
+    const { accounts, requests } = await closesConserve(s.quota, 'sl');
+    assert.deepEqual(await s.quota.openOf(s.instance), []);
+    assert.deepEqual(Object.keys(await rawHash(t, `sy:quota:{own:${s.instance}}:open`)), [], 'no pointer left in the owner index');
+    const rows = await s.quota.usage({ from: Date.now() - 3_600_000, to: Date.now() + 3_600_000, groupBy: 'token' });
+    assert.deepEqual(rows.map((r) => [r.key, r.requests, r.charged, r.uncharged, r.prompt_tokens]), [['tok_sl', 5, 70 + 50 + 20, 30, 5]], 'once per request, on its token');
+    for (const a of accounts.slice(1)) assert.equal((await s.quota.totals(a)).requests, 0, `${a}: no totals`);
+    assert.equal(requests.length, 25);
+    // Another process closes this one's reservation: its pointers go too (after the script, by that process).
+    const accts = chain('tok_so', 'usr_so', 'team_so');
+    for (const a of accts) await s.quota.createAccount(a, 100);
+    assert.equal(await s.quota.reserveLevels(levelsOf(accts, 'so1'), 60, 'request'), -1);
+    assert.deepEqual(await other.quota.settleLevels(levelsOf(accts, 'so1'), 60, 45), { charged: 45, uncharged: 0 });
+    assert.deepEqual(await balances(s, accts), accts.map(() => 55));
+    assert.deepEqual(Object.keys(await rawHash(t, `sy:quota:{own:${s.instance}}:open`)), []);
+  });
+
   it(`a process that dies ${t.cluster ? 'between the slots of' : 'holding'} a reservation across levels is refunded by the sweep of dead owners`, async (s) => {
     const accts = chain('tok_d', 'usr_d', 'team_d');
     for (const a of accts) await s.quota.createAccount(a, 1000);
@@ -226,7 +246,7 @@ function levelsTests(t: Target): void {
     console.log(`levels property (${t.name}): ${figures.reserves} reserveLevels (${figures.refused} refused), ${figures.closes} closes across levels`);
   }, 240_000);
 
-  it('Redis commands per request: one level costs no more than a lone reserve did; several cost one script per slot', async (s) => {
+  it('Redis commands per request: as many for five levels as for one (one script per slot each way on a cluster)', async (s) => {
     await s.quota.createAccount('tok_m', 1000);
     const accts = chain('tok_n', 'usr_n', 'team_n');
     for (const a of accts) await s.quota.createAccount(a, 1000);
@@ -234,7 +254,7 @@ function levelsTests(t: Target): void {
     await s.quota.reserve('tok_m', 'warm', 1, 'request');
     await s.quota.settle('tok_m', 'warm', 1, 1);
     await s.quota.reserveLevels(levelsOf(accts, 'n0'), 1, 'request');
-    for (const l of levelsOf(accts, 'n0')) await s.quota.settle(l.account, l.request, 1, 1);
+    await s.quota.settleLevels(levelsOf(accts, 'n0'), 1, 1);
     const count = async (id: string, fn: () => Promise<unknown>) => {
       const ms = await Promise.all((await t.ports()).map(monitor));
       await fn();
@@ -242,18 +262,71 @@ function levelsTests(t: Target): void {
       return sent(seen, id);
     };
     const lone = await count('m1', async () => { await s.quota.reserve('tok_m', 'm1', 10, 'request'); await s.quota.settle('tok_m', 'm1', 10, 4); });
-    const refused = await count('m2', () => s.quota.reserve('tok_m', 'm2', 5000, 'request'));
+    const loneBack = await count('m2', async () => { await s.quota.reserve('tok_m', 'm2', 10, 'request'); await s.quota.refund('tok_m', 'm2', 10); });
+    const refused = await count('m3', () => s.quota.reserve('tok_m', 'm3', 5000, 'request'));
     const five = await count('n1', async () => {
       await s.quota.reserveLevels(levelsOf(accts, 'n1'), 10, 'request');
-      for (const l of levelsOf(accts, 'n1')) await s.quota.settle(l.account, l.request, 10, 4);
+      await s.quota.settleLevels(levelsOf(accts, 'n1'), 10, 4);
     });
-    console.log(`commands (${t.name}): one level reserve+settle ${lone.length} [${lone.join(' ')}], refused ${refused.length} [${refused.join(' ')}], ` +
-      `five levels reserve+settle ${five.length} [${five.join(' ')}]`);
+    const fiveBack = await count('n2', async () => {
+      await s.quota.reserveLevels(levelsOf(accts, 'n2'), 10, 'request');
+      await s.quota.refundLevels(levelsOf(accts, 'n2'), 10);
+    });
+    const line = (xs: string[]) => `${xs.length} [${xs.join(' ')}]`;
+    console.log(`commands (${t.name}): one level reserve+settle ${line(lone)}, reserve+refund ${line(loneBack)}, refused ${line(refused)}; ` +
+      `five levels reserve+settle ${line(five)}, reserve+refund ${line(fiveBack)}`);
     // Before issue 39 a lone reserve+settle sent HSET (owner index), EVALSHA, EVALSHA, HDEL; a refusal HSET, EVALSHA, HDEL.
+    // Before settleLevels five levels cost 11 on one server (a close and an HDEL per level) and 14 on a cluster.
     // (Sorted: on a cluster each master's monitor sees its own share, in its own order.)
-    assert.deepEqual(lone.sort(), t.cluster ? ['EVALSHA', 'EVALSHA', 'HDEL', 'HSET'] : ['EVALSHA', 'EVALSHA', 'HDEL']);
+    const one = t.cluster ? ['EVALSHA', 'EVALSHA', 'HDEL', 'HSET'] : ['EVALSHA', 'EVALSHA'];
+    assert.deepEqual(lone.sort(), one);
+    assert.deepEqual(loneBack.sort(), one);
     assert.deepEqual(refused.sort(), t.cluster ? ['EVALSHA', 'HDEL', 'HSET'] : ['EVALSHA']);
-    assert.equal(five.filter((c) => c === 'EVALSHA').length, (t.cluster ? 3 : 1) + 5, 'one script per slot (one on one server), one close per level');
+    // On a cluster: the owner index, a script per slot to reserve and again to close, the owner index.
+    const many = t.cluster ? ['EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA', 'HDEL', 'HSET'] : one;
+    assert.deepEqual(five.sort(), many);
+    assert.deepEqual(fiveBack.sort(), many);
+  });
+
+  it('prune reaches budget levels: an idle period\'s expired markers leave its index, and its tag\'s due index empties', async () => {
+    const ttl = 1500;
+    const short = await openStore(t.uri(), { markerTtlMs: { request: ttl, durable: ttl, topup: ttl } });
+    const raw = await connectRedis(t.uri());
+    const z = (key: string) => raw.client.zRange(key, 0, -1);
+    const expire = () => new Promise((r) => setTimeout(r, ttl + 100));
+    try {
+      const q = short.quota;
+      const accts = chain('tok_r', 'usr_r', 'team_r');
+      for (const a of [...accts, '~team_r@d2']) await q.createAccount(a, 1000);
+      for (const id of ['r1', 'r2', 'r3']) {
+        assert.equal(await q.reserveLevels(levelsOf(accts, id), 10, 'request'), -1);
+        await (id === 'r2' ? q.refundLevels(levelsOf(accts, id), 10) : q.settleLevels(levelsOf(accts, id), 10, 7));
+      }
+      await q.topup('~usr_r', 5, 'r-gift');
+      // A reservation still open on the next period: its marker stays, whatever prune does.
+      assert.equal(await q.reserve('~team_r@d2', 'r4', 10, 'request'), true);
+      const budget = accts.slice(1);
+      assert.deepEqual((await z(dueKey('~team_r@d1'))).sort(), ['~team_r@d1', '~team_r@d1/usr_r'], 'the team\'s levels with expiring markers');
+      assert.deepEqual(await z(dueKey('~usr_r')), ['~usr_r']);
+      assert.equal((await q.prune(Date.now())).entries, 0, 'nothing expired yet');
+      assert.deepEqual((await z(dueKey('~team_r@d1'))).sort(), ['~team_r@d1', '~team_r@d1/usr_r'], 'still due');
+      await expire();
+      for (const a of budget) assert.equal((await z(`${acctKey(a)}entries`)).length, 1 + 6 + (a === '~usr_r' ? 1 : 0), `${a}: the index still lists the expired markers`);
+      const out = await q.prune(Date.now());
+      assert.equal(out.entries, (accts.length * 6 + 1), 'three requests\' markers on each level, the gift\'s');
+      for (const a of budget) assert.deepEqual(await z(`${acctKey(a)}entries`), [`topup:create:${a}`], `${a}: only its creation is left`);
+      assert.deepEqual((await z(`${acctKey('~team_r@d2')}entries`)).sort(), ['r4:reserve', 'topup:create:~team_r@d2'], 'an open reservation stays');
+      for (const a of budget) assert.deepEqual(await z(dueKey(a)), [], `${a}: its tag has nothing due`);
+      assert.deepEqual((await raw.client.sMembers(levelTagsKey)).sort(), ['team_r', 'tok_r', 'usr_r'], 'one tag per owner, whatever the periods');
+      assert.deepEqual((await q.entries('~team_r@d1')).map((e) => e.kind), ['topup']);
+      // Its close lists the level again, and once its markers expire prune takes them.
+      await q.settle('~team_r@d2', 'r4', 10, 10);
+      assert.deepEqual(await z(dueKey('~team_r@d2')), ['~team_r@d2']);
+      await expire();
+      assert.deepEqual(await q.prune(Date.now()), { entries: 2, cells: 0, more: false });
+      assert.deepEqual(await z(`${acctKey('~team_r@d2')}entries`), ['topup:create:~team_r@d2']);
+      assert.equal(await q.balance('~team_r@d2'), 990);
+    } finally { raw.watch?.stop(); raw.client.destroy(); await short.close(); }
   });
 }
 

@@ -20,7 +20,7 @@
 // Task reservations outlive a process, so they are `durable`: written through to the ledger at once.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clampCharge, closeTags, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, refundEach, settleEach, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
 import type { HoldBackend } from './hold-backend.js';
 import { lateRow, spentOf, type Closed } from './held-rows.js';
@@ -119,6 +119,8 @@ export class HeldQuota implements QuotaLedger {
     this.closeRequest(request, o, 'refund', { charged: 0, uncharged: 0 }, tags);
   }
 
+  settleLevels(levels: readonly Level[], reserved: number, actual: number, tags?: CloseTags): Promise<Settled> { return settleEach(this, levels, reserved, actual, tags); }
+  refundLevels(levels: readonly Level[], reserved: number, tags?: CloseTags): Promise<void> { return refundEach(this, levels, reserved, tags); }
   openOwners(): Promise<string[]> { return this.inner.openOwners(); }
   openOf(owner: string): Promise<OpenReservation[]> { return this.inner.openOf(owner); }
   reservationOf(request: string): Promise<OpenReservation | undefined> { return this.inner.reservationOf(request); }

@@ -74,7 +74,7 @@ export interface QuotaLedger {
    * Takes `amount` from every level at once, all or nothing, none ever below 0 unless `unchecked`: -1 when taken (or
    * taken before: a repeat is a no-op), else the index of the first level that cannot cover it (nothing was taken).
    * One SQLite transaction; on Redis one script (one per hash-tag slot on a cluster, with refunds of the slots taken
-   * before a refusal). `tags` go on every level's reserve entry. Settle and refund then go level by level.
+   * before a refusal). `tags` go on every level's reserve entry. settleLevels or refundLevels then close it.
    */
   reserveLevels(levels: Level[], amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<number>;
   /**
@@ -85,6 +85,15 @@ export interface QuotaLedger {
   settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled>;
   /** Returns the whole reservation. Once per request, and never after a settle. */
   refund(account: string, request: string, reserved: number, tags?: CloseTags): Promise<void>;
+  /**
+   * Settles every level of a reservation as settle would each under its own request id, at once: one SQLite
+   * transaction, on Redis one script (one per hash-tag slot on a cluster). Each level's charge is clamped to its own
+   * open reservation; a level closed before is left as it is. The usage rollup comes from the levels that are no budget
+   * level (the first: the token's). Answers the first level's Settled.
+   */
+  settleLevels(levels: readonly Level[], reserved: number, actual: number, tags?: CloseTags): Promise<Settled>;
+  /** Refunds every level of a reservation as refund would each, at once (as settleLevels). */
+  refundLevels(levels: readonly Level[], reserved: number, tags?: CloseTags): Promise<void>;
   /**
    * `tags.route` says where the money came from (the CLI, the admin API). False: `ref` was topped up before (nothing
    * moved). A negative amount takes money out without a check (the other half of a transfer, a budget lowered).
@@ -112,6 +121,16 @@ export interface QuotaLedger {
   prune(now: number): Promise<Pruned>;
   /** Writes anything pending; called by the store's close. */
   close?(): Promise<void>;
+}
+
+/** settleLevels level by level, for a store with no way to do better. */
+export async function settleEach(q: QuotaLedger, levels: readonly Level[], reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
+  const all = await Promise.all(levels.map((l) => q.settle(l.account, l.request, reserved, actual, tags)));
+  return all[0] ?? { charged: 0, uncharged: 0 };
+}
+
+export async function refundEach(q: QuotaLedger, levels: readonly Level[], reserved: number, tags?: CloseTags): Promise<void> {
+  await Promise.all(levels.map((l) => q.refund(l.account, l.request, reserved, tags)));
 }
 
 /** The one rule every store applies on settle: a charge is a whole number in [0, reserved]. */

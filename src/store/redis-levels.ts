@@ -6,7 +6,7 @@
 // What this gives up against one script: between two runs, other requests may find a level held that will be given
 // back, and be refused where one script would have let them through; never the reverse, so no level is overdrawn.
 // A process that dies between runs leaves open reservations that its owner index points at (written before the first
-// run), and the sweep of dead owners refunds them like any other.
+// run), and the sweep of dead owners refunds them like any other. Closing needs no order: one script per tag, all at once.
 import type { Level } from './quota-ledger.js';
 import { slotTag } from './redis-quota-scripts.js';
 
@@ -18,6 +18,13 @@ export function slotRuns(levels: Level[]): [number, number][] {
     else runs.push([i, i + 1]);
   });
   return runs;
+}
+
+/** The levels' indexes grouped by tag, wherever they stand: what one close script per slot takes on a cluster. */
+export function tagGroups(levels: readonly Level[]): number[][] {
+  const groups = new Map<string, number[]>();
+  levels.forEach((l, i) => groups.set(slotTag(l.account), [...(groups.get(slotTag(l.account)) ?? []), i]));
+  return [...groups.values()];
 }
 
 /**

@@ -24,9 +24,13 @@ import { hourMs } from './usage.js';
 // to a closed reservation is harmless and skipped; a reservation nobody points to could never be swept):
 //   sy:quota:accounts  every account (for usage over all) · sy:quota:owners  owners that may hold reservations
 //   sy:quota:{own:<owner>}:open  hash request → account of the owner's reservations
-// Budget levels are in no index but the owner's: usage() has nothing to read of them. So prune does not trim their
-// marker index: each write to it drops the members expired by then, and a period that is over keeps the members of its
-// last marker window (TODO(i39): an index of budget levels to prune, which itself must not grow with every period).
+// Budget levels are not in sy:quota:accounts (usage() has nothing to read of them), so prune finds their markers through
+// indexes of their own, which grow with the users, teams and tokens that have budget levels, never with periods:
+//   sy:quota:level-tags  the tags X of every budget level ever created (written by createAccount)
+//   sy:quota:~{a:X}#due  the budget levels of tag X that have markers due to expire, each scored by when its last one
+//     does: every script writing such a marker raises the score, on X's slot in the same step; prune takes out the
+//     levels whose time has passed, trimming their marker index, so a period that is over leaves the index with its
+//     last markers (`#` keeps the key apart from any level's: their ids go on with `@`, `/` or `:` after the tag)
 // Tags travel as strings, '' for none; an entry's JSON leaves out the ones it does not have.
 const P = 'sy:quota:';
 export const acctKey = (account: string) => {
@@ -41,6 +45,9 @@ const tagEnd = (account: string) => {
   return at ? at.index : account.length;
 };
 export const accountsKey = `${P}accounts`;
+export const levelTagsKey = `${P}level-tags`;
+/** The due index of the budget levels of `account`'s tag (see above); for an account that is no budget level, a key on its slot. */
+export const dueKey = (account: string) => `${P}~{a:${slotTag(account)}}#due`;
 export const ownersKey = `${P}owners`;
 export const ownerKey = (owner: string) => `${P}{own:${owner}}:open`;
 export const dayMs = 24 * hourMs;
@@ -52,6 +59,8 @@ export const dayMs = 24 * hourMs;
 // Times go to Redis as integers (%d): a Lua number may be sent in exponent form, which PEXPIREAT refuses.
 const lib = `
 local A = string.sub(KEYS[1], 1, -4)
+-- The due index of A's tag, where a script that writes expiring markers declares it (nil elsewhere).
+local D
 local classes = {${usageClasses.map((n) => `'${n}'`).join(', ')}}
 local counted = {'prompt_tokens', 'completion_tokens', 'units', unpack(classes)}
 local function tag(v) if v == nil or v == '' then return nil end return v end
@@ -64,6 +73,13 @@ local function index(entry, expires, at)
   redis.call('ZREMRANGEBYSCORE', A .. 'entries', '-inf', int(at))
   redis.call('ZADD', A .. 'entries', expires, entry)
 end
+-- Keeps a budget level in its tag's due index until its last expiring marker is gone: the score only ever rises, so
+-- prune never takes out a level whose index still lists a marker that has not expired.
+local function due(account, expires)
+  if not D or string.byte(account, 1) ~= 126 then return end
+  local s = redis.call('ZSCORE', D, account)
+  if not s or tonumber(s) < expires then redis.call('ZADD', D, int(expires), account) end
+end
 -- Writes an entry's marker, expiring \`ttl\` ms from now (0: kept).
 local function row(entry, ttl, account, request, kind, amount, at, uncharged, t)
   t = t or {}
@@ -73,6 +89,7 @@ local function row(entry, ttl, account, request, kind, amount, at, uncharged, t)
   if ttl > 0 then
     redis.call('SET', A .. 'entry:' .. entry, cjson.encode(e), 'PX', int(ttl))
     index(entry, int(at + ttl), at)
+    due(account, at + ttl)
   else
     redis.call('SET', A .. 'entry:' .. entry, cjson.encode(e))
     index(entry, '+inf', at)
@@ -142,60 +159,88 @@ end
 if #KEYS > 4 * n and #pointers > 0 then redis.call('HSET', KEYS[#KEYS], unpack(pointers)) end
 return -1 - #take`);
 
-// KEYS: the account's bal, the close's marker, the open reservation, the reservation's marker, the marker index, the
-// totals, the hour's and the day's cells, the period indexes. ARGV: account, request, kind (settle|refund), wanted
-// charge, caller's reserved (for a reservation without its open row), now, the markers' ttl for a request-scoped and
-// for a durable reservation, usage retention (ms), channel, prompt_tokens, completion_tokens, units, then the token
-// classes in usageClasses' order (cached_tokens … vendor_charged). Returns {charged, uncharged, owner of the
-// reservation it closed or ''}; a request closed before answers what that close charged. Once both markers have
-// expired a close finds nothing and moves nothing, as for a request never reserved. A budget level's close skips the
-// rollup (its usage keys are declared all the same: they name its slot).
+// Closes (settles or refunds) every level of a reservation (redis-quota.ts closeLevels), each as a lone close would.
+// KEYS per level (closeKeys): its bal, the close's marker, the open reservation, the reservation's marker, the marker
+// index, the totals, the hour's and the day's cells, the period indexes, its tag's due index; then, on one server, the
+// owner index of this process. ARGV: kind (settle|refund), wanted charge, caller's reserved (for a reservation without
+// its open row), now, the markers' ttl for a request-scoped and for a durable reservation, usage retention (ms), this
+// process's owner id, channel, prompt_tokens, completion_tokens, units, the token classes in usageClasses' order
+// (cached_tokens … vendor_charged), then per level its account and request id. Returns per level {charged, uncharged,
+// owner whose index still points at it or ''}: the pointers of this process's reservations go in this step when its
+// index is declared. A level closed before answers what that close charged; once both markers have expired a close
+// finds nothing and moves nothing, as for a request never reserved. A budget level's close skips the rollup (its usage
+// keys are declared all the same: they name its slot).
+export const closeKeysPer = 11;
+export const closeKeys = (account: string, request: string, hour: number) => {
+  const A = acctKey(account);
+  return [`${A}bal`, `${A}entry:${request}:close`, `${A}open:${request}`, `${A}entry:${request}:reserve`, `${A}entries`, `${A}usage`,
+    `${A}usage:h:${hour}`, `${A}usage:d:${Math.floor(hour / 24)}`, `${A}usage:hours`, `${A}usage:days`, dueKey(account)];
+};
 export const close = new LuaScript(`${lib}
-local account, request, kind, want, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6])
-local prior = redis.call('GET', A .. 'entry:' .. request .. ':close')
-local open = redis.call('GET', A .. 'open:' .. request)
-local amount, owner, by
-if open then
-  by = cjson.decode(open)
-  amount, owner = tonumber(by.amount), by.owner
-else
-  local r = redis.call('GET', A .. 'entry:' .. request .. ':reserve')
-  if not r then return {0, 0, ''} end
-  by = cjson.decode(r)
-  amount = tonumber(ARGV[5])
-end
-if prior then
-  local p = cjson.decode(prior)
-  return {amount + tonumber(p.amount), tonumber(p.uncharged or 0), ''}
-end
-local charged, uncharged = 0, 0
-if kind == 'settle' then
-  charged = math.min(want, amount)
-  uncharged = want - charged
-end
-redis.call('INCRBY', KEYS[1], amount - charged)
+local kind, want, reserved, now, me = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[8]
+local F = 12 + #classes
 -- cjson decodes a JSON null as a sentinel, not nil: only strings are tags.
 local function str(v) if type(v) == 'string' then return v end return nil end
 local function pos(v) local n = num(v) return n ~= nil and n > 0 end
-local used = charged > 0 or pos(ARGV[11]) or pos(ARGV[12])
-local t = {user = str(by.user), model = str(by.model), route = str(by.route), channel = tag(ARGV[10]),
-  prompt_tokens = used and num(ARGV[11]) or nil, completion_tokens = used and num(ARGV[12]) or nil,
-  units = charged > 0 and (num(ARGV[13]) or (type(by.units) == 'number' and by.units or nil)) or nil}
-for i, k in ipairs(classes) do t[k] = used and num(ARGV[13 + i]) or nil end
--- Both markers answer repeats for the scope's window from here (a reservation without its open row: the longest).
-local ttl = tonumber(by.scope == 'request' and ARGV[7] or ARGV[8])
-row(request .. ':close', ttl, account, request, kind, charged - amount, now, uncharged, t)
-if redis.call('PEXPIRE', A .. 'entry:' .. request .. ':reserve', int(ttl)) == 1 then
-  redis.call('ZADD', A .. 'entries', int(now + ttl), request .. ':reserve')
+local function closeOne(account, request)
+  local prior = redis.call('GET', A .. 'entry:' .. request .. ':close')
+  local open = redis.call('GET', A .. 'open:' .. request)
+  local amount, owner, by
+  if open then
+    by = cjson.decode(open)
+    amount, owner = tonumber(by.amount), by.owner
+  else
+    local r = redis.call('GET', A .. 'entry:' .. request .. ':reserve')
+    if not r then return {0, 0, ''} end
+    by = cjson.decode(r)
+    amount = reserved
+  end
+  if prior then
+    local p = cjson.decode(prior)
+    return {amount + tonumber(p.amount), tonumber(p.uncharged or 0), ''}
+  end
+  local charged, uncharged = 0, 0
+  if kind == 'settle' then
+    charged = math.min(want, amount)
+    uncharged = want - charged
+  end
+  redis.call('INCRBY', A .. 'bal', amount - charged)
+  local used = charged > 0 or pos(ARGV[10]) or pos(ARGV[11])
+  local t = {user = str(by.user), model = str(by.model), route = str(by.route), channel = tag(ARGV[9]),
+    prompt_tokens = used and num(ARGV[10]) or nil, completion_tokens = used and num(ARGV[11]) or nil,
+    units = charged > 0 and (num(ARGV[12]) or (type(by.units) == 'number' and by.units or nil)) or nil}
+  for i, k in ipairs(classes) do t[k] = used and num(ARGV[12 + i]) or nil end
+  -- Both markers answer repeats for the scope's window from here (a reservation without its open row: the longest).
+  local ttl = tonumber(by.scope == 'request' and ARGV[5] or ARGV[6])
+  row(request .. ':close', ttl, account, request, kind, charged - amount, now, uncharged, t)
+  if redis.call('PEXPIRE', A .. 'entry:' .. request .. ':reserve', int(ttl)) == 1 then
+    redis.call('ZADD', A .. 'entries', int(now + ttl), request .. ':reserve')
+  end
+  -- A budget level's close moves its money only: the request is counted once, on its token's account.
+  if string.byte(account, 1) ~= 126 then rollup(account, now, t, charged, uncharged, tonumber(ARGV[7])) end
+  if open then redis.call('DEL', A .. 'open:' .. request) end
+  return {charged, uncharged, str(owner) or ''}
 end
--- A budget level's close moves its money only: the request is counted once, on its token's account.
-if string.byte(account, 1) ~= 126 then rollup(account, now, t, charged, uncharged, tonumber(ARGV[9])) end
-if open then redis.call('DEL', A .. 'open:' .. request) end
-return {charged, uncharged, str(owner) or ''}`);
+local n = math.floor(#KEYS / ${closeKeysPer})
+local out, mine = {}, {}
+for i = 1, n do
+  A, D = string.sub(KEYS[${closeKeysPer} * (i - 1) + 1], 1, -4), KEYS[${closeKeysPer} * i]
+  local request = ARGV[F + 2 * i]
+  local r = closeOne(ARGV[F + 2 * i - 1], request)
+  if r[3] ~= '' and r[3] == me and #KEYS > ${closeKeysPer} * n then
+    mine[#mine + 1] = request
+    r[3] = ''
+  end
+  out[i] = r
+end
+if #mine > 0 then redis.call('HDEL', KEYS[#KEYS], unpack(mine)) end
+return out`);
 
-// KEYS: the account's bal, the topup's marker, the marker index. ARGV: account, entry, amount to credit, now, route,
-// user, the marker's ttl (0: kept). Returns 1 applied, 0 already applied (a repeat of its ref), -1 no account.
+// KEYS: the account's bal, the topup's marker, the marker index, its tag's due index. ARGV: account, entry, amount to
+// credit, now, route, user, the marker's ttl (0: kept). Returns 1 applied, 0 already applied (a repeat of its ref), -1
+// no account.
 export const topup = new LuaScript(`${lib}
+D = KEYS[4]
 if redis.call('EXISTS', A .. 'entry:' .. ARGV[2]) == 1 then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 redis.call('INCRBY', KEYS[1], ARGV[3])
@@ -218,3 +263,18 @@ if redis.call('LINDEX', KEYS[1], 0) == ARGV[2] and redis.call('LINDEX', KEYS[1],
   redis.call('LTRIM', KEYS[1], ARGV[1], -1)
 end
 return 1`);
+
+// KEYS: a tag's due index, then the marker index of each level named. ARGV: now, then the levels (members of the due
+// index whose time had passed when prune read it). A level still due (no write has raised its score since) loses the
+// members of its expired markers and leaves the due index; what it keeps has no expiry (its creation, an open
+// reservation), and its next expiring marker lists it again. Returns the members dropped.
+export const pruneDue = new LuaScript(`
+local dropped = 0
+for i = 2, #KEYS do
+  local s = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if s and tonumber(s) <= tonumber(ARGV[1]) then
+    dropped = dropped + redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[1])
+    redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+end
+return dropped`);

@@ -7,14 +7,11 @@
 // request log's (src/request-log/). The keys and scripts are in redis-quota-scripts.ts.
 import { clampCharge, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
 import type { RedisClient } from './redis-client.js';
-import { countsOf, groupCells, hourMs, hourOf, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
-import { acctKey, accountsKey, ownersKey, ownerKey, dayMs, reserveLevels as takeLevels, close, topup, trim, shift } from './redis-quota-scripts.js';
+import { countsOf, groupCells, hourMs, noUsage, spansOf, type RollupDelta, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
+import { acctKey, accountsKey, closeKeys, dueKey, levelTagsKey, ownersKey, ownerKey, dayMs, slotTag, reserveLevels as takeLevels, close, topup } from './redis-quota-scripts.js';
 import { isBudgetLevel } from './budget-level.js';
-import { reserveByRuns } from './redis-levels.js';
-
-/** Accounts trimmed at once by prune, and list entries it moves under the index per call at most. */
-const pruneBatch = 100;
-const drainPerCall = 20_000;
+import { reserveByRuns, tagGroups } from './redis-levels.js';
+import { pruneRedisLedger } from './redis-quota-prune.js';
 
 /** A marker as stored: the entry and the server's write order (µs). */
 type Stored = LedgerEntry & { seq?: string };
@@ -31,10 +28,10 @@ export class RedisQuotaLedger implements QuotaLedger {
 
   /**
    * The creation topup's marker stays with the account (one each), so creating an account again never credits it twice.
-   * A budget level is not listed with the accounts: it has no usage for usage() to read.
+   * A budget level is not listed with the accounts (it has no usage for usage() to read); its tag is, for prune.
    */
   async createAccount(account: string, initial: number): Promise<void> {
-    if (!isBudgetLevel(account)) await this.client.sAdd(accountsKey, account);
+    await (isBudgetLevel(account) ? this.client.sAdd(levelTagsKey, slotTag(account)) : this.client.sAdd(accountsKey, account));
     await this.client.set(`${acctKey(account)}bal`, '0', { condition: 'NX' });
     if (initial > 0) await this.credit(account, initial, `create:${account}`, 0);
   }
@@ -64,7 +61,7 @@ export class RedisQuotaLedger implements QuotaLedger {
     const own = ownerKey(this.owner);
     await Promise.all([this.client.hSet(own, Object.fromEntries(levels.map((l) => [l.request, l.account]))), this.listOwner()]);
     return reserveByRuns(levels, (from, to) => this.take(levels.slice(from, to), args), async (taken, untaken) => {
-      await Promise.all(taken.map((l) => this.refund(l.account, l.request, whole(amount))));
+      if (taken.length) await this.refundLevels(taken, whole(amount));
       if (untaken.length) await this.client.hDel(own, untaken.map((l) => l.request)).catch(() => undefined);
     });
   }
@@ -80,26 +77,45 @@ export class RedisQuotaLedger implements QuotaLedger {
   }
 
   async settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
-    const want = clampCharge(Number.MAX_SAFE_INTEGER, actual).charged;
-    const [charged, uncharged] = await this.closeRequest(account, request, 'settle', want, reserved, tags);
-    return { charged, uncharged };
+    return this.settleLevels([{ account, request }], reserved, actual, tags);
   }
 
   async refund(account: string, request: string, reserved: number, tags?: CloseTags): Promise<void> {
-    await this.closeRequest(account, request, 'refund', 0, reserved, tags);
+    await this.refundLevels([{ account, request }], reserved, tags);
   }
 
-  private async closeRequest(account: string, request: string, kind: 'settle' | 'refund', want: number, reserved: number, tags?: CloseTags): Promise<[number, number]> {
-    const [A, now] = [acctKey(account), Date.now()];
+  async settleLevels(levels: readonly Level[], reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
+    const want = clampCharge(Number.MAX_SAFE_INTEGER, actual).charged;
+    const [charged, uncharged] = (await this.closeLevels(levels, 'settle', want, reserved, tags))[0] ?? [0, 0];
+    return { charged, uncharged };
+  }
+
+  async refundLevels(levels: readonly Level[], reserved: number, tags?: CloseTags): Promise<void> {
+    await this.closeLevels(levels, 'refund', 0, reserved, tags);
+  }
+
+  /**
+   * On one server one script closes every level and drops this process's pointers to them; on a cluster one script per
+   * tag, all at once (a close, unlike a reservation, needs no order: each level closes on its own), then the pointers.
+   * Answers {charged, uncharged} per level, in level order.
+   */
+  private async closeLevels(levels: readonly Level[], kind: 'settle' | 'refund', want: number, reserved: number, tags?: CloseTags): Promise<[number, number][]> {
+    if (!levels.length) return [];
+    const now = Date.now();
     const hour = Math.floor(now / hourMs);
-    const keys = [`${A}bal`, `${A}entry:${request}:close`, `${A}open:${request}`, `${A}entry:${request}:reserve`, `${A}entries`, `${A}usage`,
-      `${A}usage:h:${hour}`, `${A}usage:d:${Math.floor(hour / 24)}`, `${A}usage:hours`, `${A}usage:days`];
     const { markerTtlMs: ttl, usageDays } = this.keep;
-    const [charged, uncharged, owner] = (await close.run(this.client, keys,
-      [account, request, kind, want, whole(reserved), now, ttl.request, ttl.durable, usageDays * dayMs, ...closeArgs(tags)])) as [number, number, string];
+    const args = [kind, want, whole(reserved), now, ttl.request, ttl.durable, usageDays * dayMs, this.owner, ...closeArgs(tags)];
+    const groups = this.cluster ? tagGroups(levels) : [levels.map((_, i) => i)];
+    const out: [number, number, string][] = [];
+    await Promise.all(groups.map(async (g) => {
+      const keys = g.flatMap((i) => closeKeys(levels[i].account, levels[i].request, hour));
+      const each = g.flatMap((i) => [levels[i].account, levels[i].request]);
+      const got = (await close.run(this.client, this.cluster ? keys : [...keys, ownerKey(this.owner)], [...args, ...each])) as [number, number, string][];
+      g.forEach((i, j) => { out[i] = got[j]; });
+    }));
     // After the close: a pointer left by a failure here points at nothing and is skipped.
-    if (owner) await this.client.hDel(ownerKey(owner), request).catch(() => undefined);
-    return [Number(charged), Number(uncharged)];
+    await Promise.all([...pointersByOwner(levels, out)].map(([owner, requests]) => this.client.hDel(ownerKey(owner), requests).catch(() => undefined)));
+    return out.map(([charged, uncharged]) => [Number(charged), Number(uncharged)]);
   }
 
   async topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<boolean> {
@@ -109,7 +125,7 @@ export class RedisQuotaLedger implements QuotaLedger {
   /** `ttl`: how long the topup's marker answers a repeat of `ref` (0: for good). */
   private async credit(account: string, amount: number, ref: string, ttl: number, tags?: EntryTags): Promise<boolean> {
     const A = acctKey(account);
-    const r = await topup.run(this.client, [`${A}bal`, `${A}entry:topup:${ref}`, `${A}entries`],
+    const r = await topup.run(this.client, [`${A}bal`, `${A}entry:topup:${ref}`, `${A}entries`, dueKey(account)],
       [account, `topup:${ref}`, signed(amount), Date.now(), tags?.route ?? '', tags?.user ?? '', ttl]);
     if (Number(r) === -1) throw new Error(`quota_no_account: ${account}`);
     return Number(r) === 1;
@@ -129,50 +145,9 @@ export class RedisQuotaLedger implements QuotaLedger {
       .map((e) => ({ entry: e.entry, account: e.account, request: e.request, kind: e.kind, amount: e.amount, at: e.at, uncharged: e.uncharged ?? 0, ...tagsOf(e) }));
   }
 
-  /**
-   * Trims what no expiry removes: each account's index of expired markers and its usage periods past retention (the
-   * cells themselves expire). An account's list from before the markers expired (`:log`) is moved under the index,
-   * up to drainPerCall entries a call, its markers given the expiry they would have had: `more` while some is left.
-   */
+  /** See redis-quota-prune.ts. */
   async prune(now: number): Promise<Pruned> {
-    const firstHour = hourOf(now - this.keep.usageDays * dayMs);
-    const out: Pruned = { entries: 0, cells: 0, more: false };
-    let budget = drainPerCall;
-    const accounts = await this.client.sMembers(accountsKey);
-    for (let i = 0; i < accounts.length; i += pruneBatch) {
-      await Promise.all(accounts.slice(i, i + pruneBatch).map(async (account) => {
-        const A = acctKey(account);
-        const [dropped, periods, listed] = (await trim.run(this.client, [`${A}entries`, `${A}usage:hours`, `${A}usage:days`, `${A}log`],
-          [now, firstHour, Math.floor(firstHour / 24)])) as number[];
-        out.entries += Number(dropped);
-        out.cells += Number(periods);
-        const n = Math.min(Number(listed), budget);
-        budget -= n;
-        if (n > 0) await this.drainLog(account, n, now);
-        if (Number(listed) > n) out.more = true;
-      }));
-    }
-    return out;
-  }
-
-  /**
-   * Moves the first `n` entries of an account's list from before (`:log`) under the index: each marker gets the
-   * expiry it would have had from now (the longest window: the list does not say a request's scope), except the
-   * ones kept (an open reservation's, the account's creation). The list goes once empty.
-   */
-  private async drainLog(account: string, n: number, now: number): Promise<void> {
-    const A = acctKey(account);
-    const listed = await this.client.lRange(`${A}log`, 0, n - 1);
-    const rows = listed.map((r) => JSON.parse(r) as LedgerEntry);
-    const open = await Promise.all(rows.map((e) => (e.kind === 'reserve' ? this.client.exists(`${A}open:${e.request}`) : 0)));
-    const { topup: topupTtl, durable } = this.keep.markerTtlMs;
-    await Promise.all(rows.map(async (e, i) => {
-      const ttl = open[i] || e.entry === `topup:create:${account}` ? 0 : e.kind === 'topup' ? topupTtl : durable;
-      if (ttl > 0) await this.client.pExpire(`${A}entry:${e.entry}`, ttl);
-      await this.client.zAdd(`${A}entries`, { score: ttl > 0 ? now + ttl : Infinity, value: e.entry });
-    }));
-    // Only once they are under the index, so a prune stopped halfway loses none (one that repeats them sets them again).
-    if (listed.length) await shift.run(this.client, [`${A}log`], [listed.length, listed[0], listed.at(-1)!]);
+    return pruneRedisLedger(this.client, this.keep, now);
   }
 
   async totals(account: string): Promise<UsageTotals> {
@@ -247,6 +222,13 @@ function cellsOf(fields: Record<string, string>, hour: number, keep: (account: s
     c[total as keyof Pick<RollupDelta, 'requests'>] = Number(value);
   }
   return [...byCell.values()];
+}
+
+/** The pointers the close scripts left to drop (other processes' reservations; on a cluster, all), by owner. */
+function pointersByOwner(levels: readonly Level[], out: [number, number, string][]): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  out.forEach(([, , owner], i) => { if (owner) m.set(owner, [...(m.get(owner) ?? []), levels[i].request]); });
+  return m;
 }
 
 const closeArgs = (t: CloseTags | undefined) =>

@@ -85,6 +85,8 @@ class Refused extends Error {
   constructor(readonly level: number) { super('quota_insufficient'); }
 }
 
+/** What a close makes of the amount reserved: its kind and the charge. */
+type Outcome = (amount: number) => { kind: string } & Settled;
 type Scanned = { id: number; request: string; kind: string; at: number };
 
 export class SqliteQuotaLedger implements QuotaLedger {
@@ -92,6 +94,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
   private readonly batch: WriteBatch;
   private readonly pruneStep;
   private readonly reserveAll;
+  private readonly closeAll;
   /** Where prune stopped in the ledger (rowid): every row before it is one prune keeps (a topup, an open reservation). */
   private prunedTo = 0;
   /** The usage rollup, written with the close entries (here and by the holds' flushes). */
@@ -123,6 +126,9 @@ export class SqliteQuotaLedger implements QuotaLedger {
       dropEntry: db.prepare('DELETE FROM quota_ledger WHERE entry = ?'),
     };
     this.pruneStep = db.transaction((closedBefore: number) => this.pruneLedger(closedBefore));
+    // A savepoint too: a level that fails takes back the closes written before it, as one script does on Redis.
+    this.closeAll = db.transaction((levels: readonly Level[], reserved: number, outcome: Outcome, tags?: CloseTags) =>
+      levels.map((l) => this.closeRequest(l.request, reserved, outcome, tags)));
     // A savepoint inside the batch's transaction: a level that refuses takes back the levels written before it.
     this.reserveAll = db.transaction((levels: Level[], amount: number, scope: ReserveScope, t: EntryTags) => {
       for (let i = 0; i < levels.length; i++) {
@@ -169,12 +175,21 @@ export class SqliteQuotaLedger implements QuotaLedger {
     }
   }
 
-  async settle(_account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
-    return this.batch.run(() => this.closeRequest(request, reserved, (amount) => ({ kind: 'settle', ...clampCharge(amount, actual) }), tags));
+  async settle(account: string, request: string, reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
+    return this.settleLevels([{ account, request }], reserved, actual, tags);
   }
 
-  async refund(_account: string, request: string, reserved: number, tags?: CloseTags): Promise<void> {
-    await this.batch.run(() => this.closeRequest(request, reserved, () => ({ kind: 'refund', charged: 0, uncharged: 0 }), tags));
+  async refund(account: string, request: string, reserved: number, tags?: CloseTags): Promise<void> {
+    await this.refundLevels([{ account, request }], reserved, tags);
+  }
+
+  async settleLevels(levels: readonly Level[], reserved: number, actual: number, tags?: CloseTags): Promise<Settled> {
+    const all = await this.batch.run(() => this.closeAll(levels, reserved, (amount: number) => ({ kind: 'settle', ...clampCharge(amount, actual) }), tags));
+    return all[0] ?? { charged: 0, uncharged: 0 };
+  }
+
+  async refundLevels(levels: readonly Level[], reserved: number, tags?: CloseTags): Promise<void> {
+    await this.batch.run(() => this.closeAll(levels, reserved, () => ({ kind: 'refund', charged: 0, uncharged: 0 }), tags));
   }
 
   async topup(account: string, amount: number, ref: string, tags?: EntryTags): Promise<boolean> {
@@ -257,7 +272,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
    * Closes a request against the amount its open reservation holds (the caller's `reserved` only when an older
    * version left no open row). A request closed before answers what that close charged: nothing moves twice.
    */
-  private closeRequest(request: string, reserved: number, outcome: (amount: number) => { kind: string } & Settled, tags?: CloseTags): Settled {
+  private closeRequest(request: string, reserved: number, outcome: Outcome, tags?: CloseTags): Settled {
     const open = this.stmt.openOne.get(request) as OpenReservation | undefined;
     const prior = this.stmt.closed.get(`${request}:close`) as { amount: number; uncharged: number } | undefined;
     const amount = open?.amount ?? Math.round(reserved);
