@@ -16,9 +16,6 @@ import { UserAdmin } from '../src/admin/user-admin.js';
 import { TeamAdmin } from '../src/admin/team-admin.js';
 import { TokenAdmin } from '../src/admin/token-admin.js';
 
-// The write-behind ledger cannot yet reserve across a user's levels (being written on its own branch, i39-held): the
-// requests here go to the ledger directly.
-process.env.SWITCHYARD_QUOTA_FLUSH_MS = '0';
 
 const adminKey = 'member-' + 'k'.repeat(40);
 const password = 'a long and private passphrase';

@@ -12,9 +12,6 @@ import { digestOf } from '../src/accounts/secrets.js';
 import { signInLimits } from '../src/accounts/sign-in-limits.js';
 import { projectRoot } from '../src/config/load-config.js';
 
-// The write-behind ledger cannot yet reserve across a user's levels (being written on its own branch, i39-held): these
-// tests are about the console, so their few chat requests go to the ledger directly.
-process.env.SWITCHYARD_QUOTA_FLUSH_MS = '0';
 
 const adminKey = 'users-' + 'k'.repeat(40);
 const password = 'correct horse battery staple';

@@ -14,9 +14,6 @@ import { UserAdmin } from '../src/admin/user-admin.js';
 import { TeamAdmin } from '../src/admin/team-admin.js';
 import { walletOf } from '../src/accounts/user-store.js';
 
-// The write-behind ledger cannot yet reserve across a user's levels (being written on its own branch, i39-held): the
-// console's requests go to the ledger directly.
-process.env.SWITCHYARD_QUOTA_FLUSH_MS = '0';
 
 const adminKey = 'console-' + 'k'.repeat(40);
 const shots = join(projectRoot, 'test', 'artifacts', 'console');
