@@ -166,5 +166,5 @@ test('10 concurrent requests on a balance that covers one reservation: one 200, 
   assert.ok(seen.length > 0 && Math.min(...seen) >= 0, `balances seen: ${seen.join(',')}`);
   assert.equal(await stack.balance(t.id), reserve - charge);
   const entries = await stack.gw.store.quota.entries(t.id);
-  assert.deepEqual(entries.map((e) => e.kind).sort(), ['reserve', 'settle', 'topup']);
+  assert.deepEqual(entries.map((e) => e.kind).sort(), ['reserve', 'settle']);
 });

@@ -4,6 +4,7 @@
 // bounded memory (spooled to disk, checked and sent as a stream).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { moneyAccountOf } from './helpers/api.js';
 import { request } from 'node:http';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,7 +67,8 @@ test('kill -9 mid-batch and mid-submit: another gateway finishes both, each char
   // At half of $0.15 / $0.075 cached / $0.60 per million: 20,000 × 0.075 + 9,000 × 0.3 = $0.0042 and 1,000 × 0.075 +
   // 1,000 × 0.0375 + 15,000 × 0.3 = $0.0046125, so $0.0088125 a batch → 9 units.
   assert.deepEqual(bills, [9, 9]);
-  await until('both are charged', async () => (await store.quota.balance(account)) === 1_000_000 - 18, 10_000);
+  const money = await moneyAccountOf(store, account); // the gateway's start made the token a user's
+  await until('both are charged', async () => (await store.quota.balance(money)) === 1_000_000 - 18, 10_000);
   const closes = (await store.quota.entries(account)).filter((e) => e.kind === 'settle' || e.kind === 'refund');
   assert.deepEqual(closes.map((e) => e.kind), ['settle', 'settle'], 'each charged once, nothing refunded');
   assert.deepEqual(await store.quota.openOwners(), [], 'no reservation is left open');

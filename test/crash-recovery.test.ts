@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../simulator/server.js';
 import { openStore, type Store } from '../src/store/open-store.js';
 import { TokenStore } from '../src/store/token-store.js';
+import { moneyAccountOf } from './helpers/api.js';
 import { quickTaskConfig, spawnGateway, type ChildGateway } from './helpers/child-gateway.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 
@@ -64,7 +65,8 @@ async function scenario(name: string, storeUri: string): Promise<void> {
     submitInFlight(a.url, key, '/vendork/v1/videos/text2video', { model_name: 'kling-v2-master', prompt: `kept ${i} [sim submit_delay_ms=60000 polls=1]`, duration: '5' });
   }
   await until('the vendor holds 7 submits', async () => sim.control.videoTasks().length === 7, 10_000);
-  const held = initial - (await store.quota.balance(record.id))!;
+  const money = await moneyAccountOf(store, record.id); // the gateway's start made the token a user's
+  const held = initial - (await store.quota.balance(money))!;
   // sora-2 4 s at 100 a second (vendors/openai.yaml), kling-v2-master 5 s at 280 a second (vendors/kling.yaml).
   const sora = 4 * 100;
   const kling = 5 * 280;
@@ -79,7 +81,7 @@ async function scenario(name: string, storeUri: string): Promise<void> {
   // The two submits the vendor accepted are found by their task id and finish; nothing else is charged.
   const expected = initial - 2 * kling;
   const left = () => 30_000 - (Date.now() - t0);
-  await until('every reservation is back', async () => (await store.quota.balance(record.id)) === expected, left());
+  await until('every reservation is back', async () => (await store.quota.balance(money)) === expected, left());
   const refunded = Date.now() - t0;
   await until('every slot is free', async () => (await store.tasks.count()) === 0, left());
   const freed = Date.now() - t0;

@@ -38,7 +38,7 @@ async function refused(s: Stack, path: string, body: unknown, field: string, cod
   assert.ok(String(message).includes(`\`${field}\``), `${message} names ${field}`);
   if (r.json.error) assert.equal(r.json.error.code, code);
   assert.equal(await s.balance(id), 1_000_000, 'nothing was reserved');
-  assert.deepEqual((await s.gw.store.quota.entries(id)).map((e) => e.kind), ['topup']);
+  assert.deepEqual((await s.gw.store.quota.entries(id)).map((e) => e.kind), [], 'nothing reserved on any level');
 }
 
 const video = (extra: Record<string, unknown>) => ({ model: 'sora-2', prompt: 'a fox', ...extra });
@@ -150,7 +150,7 @@ both('50 oversized prompts at once across two instances never take a balance bel
     const balance = (await s.balance(id))!;
     assert.ok(balance >= 0, `balance ${balance}`);
     const sum = (await s.gw.store.quota.entries(id)).reduce((acc, e) => acc + e.amount, 0);
-    assert.equal(-sum, balance, 'the ledger explains the balance');
+    assert.equal(3000 - sum, balance, 'the token\'s ledger explains its wallet\'s balance');
   } finally {
     await peer.close();
   }
@@ -161,5 +161,5 @@ test('a refused reservation gets 403 insufficient_user_quota in Shape A (no ledg
   const { key, id } = await s.token({ quota: 1 });
   const r = await post(chatUrl(s), { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, key);
   assertShapeA(r, 403, 'insufficient_user_quota', 'platform_api_error');
-  assert.deepEqual((await s.gw.store.quota.entries(id)).map((e) => e.kind), ['topup']);
+  assert.deepEqual((await s.gw.store.quota.entries(id)).map((e) => e.kind), [], 'nothing reserved on any level');
 });

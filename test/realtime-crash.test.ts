@@ -8,6 +8,7 @@ import { TokenStore } from '../src/store/token-store.js';
 import { checkAccount } from './helpers/conservation.js';
 import { quickTaskConfig, simulatorAndStore, spawnGateway, type ChildGateway } from './helpers/child-gateway.js';
 import { until } from './helpers/stack.js';
+import { moneyAccountOf } from './helpers/api.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
@@ -39,7 +40,8 @@ test('kill -9 with 5 realtime sessions mid-response: holds back, charges kept on
 
   const clients = await Promise.all(Array.from({ length: 5 }, () => busySession(a!.url, key)));
   const clientsClosed = Promise.all(clients.map((ws) => new Promise((r) => ws.once('close', r))));
-  const held = initial - (await store.quota.balance(record.id))!;
+  const money = await moneyAccountOf(store, record.id); // the gateway's start made the token a user's
+  const held = initial - (await store.quota.balance(money))!;
   assert.ok(held > 0, 'five sessions hold part of the balance');
   const vendorOpen = sim.control.openRealtimeSessions();
   assert.equal(vendorOpen, 5);
@@ -61,8 +63,8 @@ test('kill -9 with 5 realtime sessions mid-response: holds back, charges kept on
   const settles = entries.filter((e) => e.kind === 'settle');
   const charged = entries.filter((e) => e.kind !== 'topup').reduce((n, e) => n + e.amount, 0);
   checkAccount(record.id, (await store.quota.balance(record.id))!, entries, []);
-  assert.ok(settles.length >= 5, `each finished response was charged (balance ${await store.quota.balance(record.id)}, held ${held}): ${JSON.stringify(entries.map((e) => [e.kind, e.request, e.amount]))}`);
-  assert.equal(await store.quota.balance(record.id), initial - charged, 'balance = top-up − charges');
+  assert.ok(settles.length >= 5, `each finished response was charged (balance ${await store.quota.balance(money)}, held ${held}): ${JSON.stringify(entries.map((e) => [e.kind, e.request, e.amount]))}`);
+  assert.equal(await store.quota.balance(money), initial - charged, 'balance = top-up − charges');
 
   // The dead sessions' slots stay taken until their lease lapses (a minute): the token's other three open at once.
   const again = await Promise.all(Array.from({ length: 3 }, () => busySession(b.url, key)));

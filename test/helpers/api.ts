@@ -6,6 +6,9 @@ import { parse } from 'yaml';
 import OpenAI from 'openai';
 import { projectRoot } from '../../src/config/load-config.js';
 import type { Stack } from './stack.js';
+import type { Store } from '../../src/store/store.js';
+import { TokenStore } from '../../src/store/token-store.js';
+import { isUserId, walletOf } from '../../src/accounts/user-store.js';
 
 export interface RawReply { status: number; headers: Headers; text: string; json: any }
 
@@ -94,4 +97,13 @@ export function shippedPrice(model: string): TokenPrice {
     if (vendor.models[model]) return rates(vendor.models[model].price);
   }
   throw new Error(`no shipped price for ${model}`);
+}
+
+/**
+ * The account a token's money is in: its user's wallet, once the token belongs to a user (tokens made without one in
+ * a store a gateway then starts on are upgraded into users of their own); the token's own account before that.
+ */
+export async function moneyAccountOf(store: Store, tokenId: string): Promise<string> {
+  const rec = await new TokenStore(store, 0).byId(tokenId);
+  return rec && isUserId(rec.user) ? walletOf(rec.user) : tokenId;
 }
