@@ -92,7 +92,10 @@ fuzz('wrong content types, multipart garbage included', kinds.wrongContentType, 
 });
 
 fuzz('random Authorization variants and header values', kinds.headerVariants, (route, h, r) => {
-  if (route.auth === false || validAuth(keyFor(route), h.headers.authorization)) return;
+  if (route.auth === false) return;
+  // A console user's routes take a session cookie, never a bearer key: without the cookie, whatever the header says, 401.
+  if (route.auth === 'session') return assert.equal(r.status, 401, describe(h, r)), assertRefusal(route, r, describe(h, r), 'session_required');
+  if (validAuth(keyFor(route), h.headers.authorization)) return;
   assert.equal(r.status, 401, describe(h, r));
   assertRefusal(route, r, describe(h, r), 'invalid_api_key');
 });
@@ -185,8 +188,10 @@ test('a body one byte over max_body_bytes gets 413 request_too_large on every PO
     const h: Hostile = { method: 'POST', path: pathWith(route), headers: { authorization: `Bearer ${keyFor(route)}`, 'content-type': 'application/json' }, body: big.subarray(0, maxBody(route) + 1) };
     const r = await send(stack.url, h);
     assertContract(route, h, r, secrets);
-    assert.equal(r.status, 413, describe(h, r));
-    assertRefusal(route, r, describe(h, r), 'request_too_large');
+    // Without a session a console user's route refuses before it reads a byte of the body.
+    const [status, code] = route.auth === 'session' ? [401, 'session_required'] as const : [413, 'request_too_large'] as const;
+    assert.equal(r.status, status, describe(h, r));
+    assertRefusal(route, r, describe(h, r), code);
   }
   // Without Content-Length the bound is enforced while reading.
   const chat = posts.find((r) => r.id === 'chat_completions')!;

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { projectRoot } from '../../src/config/load-config.js';
 
 export interface RouteDef {
-  id: string; method: string; path: string; policy: string; body_schema?: string; auth?: boolean | 'admin'; multipart?: boolean; dialect?: string;
+  id: string; method: string; path: string; policy: string; body_schema?: string; auth?: boolean | 'admin' | 'session'; multipart?: boolean; dialect?: string;
   task?: { action: string; saturated_shape?: 'A' | 'B'; family?: string }; limits?: { max_body_bytes?: number; max_json_depth?: number };
 }
 export interface Hostile { method: string; path: string; headers: Record<string, string>; body?: Buffer }
