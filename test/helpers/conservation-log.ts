@@ -30,7 +30,12 @@ export async function allRecords(log: LogStore): Promise<RequestRecord[]> {
   }
 }
 
-export function checkLog(entries: LedgerEntry[], records: RequestRecord[], kills: number[]): LogCheck {
+/**
+ * `slots`: the store is a Redis Cluster, where a reservation across levels takes one slot after another, so a task its
+ * user's wallet or team refuses may leave a reserve and its full refund on its token's account, under a task id no task
+ * or record ever took (the request's own 403 record is there, under its request id).
+ */
+export function checkLog(entries: LedgerEntry[], records: RequestRecord[], kills: number[], slots = false): LogCheck {
   const byId = new Map<string, RequestRecord[]>();
   for (const r of records) byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
   for (const r of records) assert.equal(byId.get(r.id)!.filter((x) => x.kind === r.kind).length, 1, `${r.id}: one ${r.kind} record`);
@@ -48,6 +53,7 @@ export function checkLog(entries: LedgerEntry[], records: RequestRecord[], kills
     closed++;
     const charge = es.filter((e) => e.kind !== 'late_charge').reduce((s, e) => s + e.amount, 0);
     const record = recordOf(request);
+    if (!record && slots && close.kind === 'refund' && charge === 0 && request.startsWith('task_')) continue;
     if (!record) {
       const began = es.find((e) => e.kind === 'reserve')?.at ?? close.at;
       const inBuffer = kills.some((k) => close.at >= k - killWindowMs && close.at <= k);

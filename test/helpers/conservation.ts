@@ -228,7 +228,7 @@ export function conservationProperty(fresh: (i: number) => Promise<string>, simU
         entries.push(...mine); // the request log records each request once, as its token's account does
       }
       const log = await openLogStore(logUri);
-      try { figures.log = checkLog(entries, await allRecords(log), run.kills); } finally { await log.close(); }
+      try { figures.log = checkLog(entries, await allRecords(log), run.kills, uri.startsWith('redis-cluster')); } finally { await log.close(); }
       o.report?.(figures);
     } finally {
       await run.gw?.kill().catch(() => undefined);
