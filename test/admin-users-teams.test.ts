@@ -13,7 +13,6 @@ import { walletOf } from '../src/accounts/user-store.js';
 import { tokenCapAccount } from '../src/accounts/purse.js';
 import { periodKey } from '../src/accounts/periods.js';
 
-
 const adminKey = 'adm-' + 'u'.repeat(40);
 let stack: Stack;
 
@@ -283,7 +282,8 @@ test('tokens: a user by id or name, caps and a cap per period; a new cap moves t
     ['POST', '/admin/tokens', { user: u.id, cap: 1e16 }, 400, 'invalid_request', '`cap`'],
   ]);
   assert.deepEqual((await call('GET', `/admin/tokens/${id}`)).json, before);
-  const legacy = await stack.token();
+  // A token of an earlier release (its own account, no user) takes no cap until a restart upgrades it.
+  const legacy = (await stack.gw.gateway.tokens.create({ group: 'default', quota: 1000 })).record;
   assertShapeA(await call('PATCH', `/admin/tokens/${legacy.id}`, { cap: 10 }), 400, 'invalid_request', 'invalid_request_error', '`cap`');
 });
 
