@@ -91,3 +91,28 @@ test('SQLite: tokens of an earlier release become tokens of users and their bala
 test('Redis: the same upgrade', { skip: redisSkipped }, async () => {
   await upgradeOn(redis!.uri);
 });
+
+test('SQLite, write-behind: an upgrade moves only what the token\'s account row holds; a slice another process holds moves when it comes back', async () => {
+  const uri = `sqlite://${join(mkdtempSync(join(tmpdir(), 'switchyard-upgrade-held-')), 'store.sqlite')}`;
+  const [a, b] = [await openStore(uri), await openStore(uri)];
+  try {
+    const tokens = new TokenStore(a, 0);
+    const rec = (await tokens.create({ group: 'default', quota: 500 })).record;
+    // Process a serves the token as an earlier release did: a slice of its balance moves into a's hold.
+    assert.ok(await a.quota.reserve(rec.id, 'r1', 10, 'request'));
+    const row = (await b.quota.storedBalance!(rec.id))!;
+    assert.ok(row < 500, `a holds a slice (${500 - row})`);
+    const moved = (await upgradeTokens(b, new TokenStore(b, 0), openAccounts(b, 0, () => 'UTC'))).moved;
+    assert.equal(moved, row, 'only the row moved');
+    assert.ok((await b.quota.storedBalance!(rec.id))! >= 0, 'the token\'s row never below 0');
+    await a.quota.settle(rec.id, 'r1', 10, 4);
+    await a.close(); // its hold goes back to the token's account
+    const again = (await upgradeTokens(b, new TokenStore(b, 0), openAccounts(b, 0, () => 'UTC'))).moved;
+    const user = (await new TokenStore(b, 0).byId(rec.id))!.user;
+    assert.equal(moved + again, 500 - 4, 'everything but the charge reached the wallet');
+    assert.equal(await b.quota.balance(walletOf(user)), 496);
+  } finally {
+    await b.close().catch(() => undefined);
+    await a.close().catch(() => undefined);
+  }
+});

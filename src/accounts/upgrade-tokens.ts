@@ -34,8 +34,14 @@ export async function upgradeTokens(store: Store, tokens: TokenStore, accounts: 
 
 /** An upgraded token without a cap holds nothing of its own: anything above 0 came back from an older reservation. */
 async function owesMore(store: Store, rec: TokenRecord): Promise<boolean> {
-  return rec.cap === undefined && ((await store.quota.balance(rec.id)) ?? 0) > 0;
+  return rec.cap === undefined && ((await stored(store, rec.id)) ?? 0) > 0;
 }
+
+/**
+ * Only what the token's account row holds moves: a slice another process holds (reservations in flight, charges not
+ * yet written) stays with it, comes back to the row when released, and a later run moves it.
+ */
+const stored = (store: Store, account: string) => (store.quota.storedBalance ? store.quota.storedBalance(account) : store.quota.balance(account));
 
 async function userFor(rec: TokenRecord, accounts: Accounts, out: Upgraded): Promise<UserRecord> {
   const label = rec.user || rec.id;
@@ -52,7 +58,7 @@ async function moveBalance(store: Store, plans: ReturnType<Store['kv']>, rec: To
   const state = (await plans.get<{ n: number; amount: number; done?: boolean }>(rec.id)) ?? { n: 0, amount: 0, done: true };
   let plan = state;
   if (plan.done) {
-    const balance = (await store.quota.balance(rec.id)) ?? 0;
+    const balance = (await stored(store, rec.id)) ?? 0;
     if (balance <= 0) return 0;
     plan = { n: state.n + 1, amount: balance };
     await plans.set(rec.id, plan);

@@ -61,7 +61,7 @@ export class HeldQuota implements QuotaLedger {
   async usage(q: UsageQuery): Promise<UsageRow[]> { this.flush(); return this.inner.usage(q); }
   async totals(account: string): Promise<UsageTotals> { this.flush(); return this.inner.totals(account); }
   async entries(account: string): Promise<LedgerEntry[]> { this.flush(); return this.inner.entries(account); }
-
+  storedBalance(account: string): Promise<number | undefined> { return this.inner.balance(account); }
   /** The account plus every hold on it, less what this process has reserved or charged but not yet written. */
   async balance(account: string): Promise<number | undefined> {
     const b = await this.inner.balance(account);

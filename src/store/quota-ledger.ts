@@ -68,6 +68,11 @@ export interface Pruned { entries: number; cells: number; more: boolean }
 export interface QuotaLedger {
   createAccount(account: string, initial: number): Promise<void>;
   balance(account: string): Promise<number | undefined>;
+  /**
+   * What the account's own row holds, leaving out the slices processes hold of it (write-behind holds, which come back
+   * when released): what may be moved out of it without touching money reserved or spent elsewhere. Absent: `balance`.
+   */
+  storedBalance?(account: string): Promise<number | undefined>;
   /** Takes `amount` atomically; false when the balance cannot cover it. Repeating a request id is a no-op that returns true. */
   reserve(account: string, request: string, amount: number, scope?: ReserveScope, tags?: EntryTags): Promise<boolean>;
   /**

@@ -34,6 +34,7 @@ export function tempLogFor(storeUri: string): Record<string, string> {
 }
 
 export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
+  const workers = Math.max(1, Number(env.SWITCHYARD_WORKERS ?? 1) || 1);
   const proc = spawn(process.execPath, [join(projectRoot, 'dist/src/main.js')], {
     env: { ...process.env, PORT: '0', SWITCHYARD_WATCH_CONFIG: '0', LOG_LEVEL: 'warn', ...tempLogFor(env.SWITCHYARD_STORE ?? 'sqlite://'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,11 +43,12 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
   proc.stdout!.on('data', (d) => { out += d; });
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${err}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${err}`)), 45_000);
     proc.stderr!.on('data', (d) => {
       err += d;
-      const m = /switchyard on (https?:\/\/\S+)/.exec(err);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
+      // With workers, every one of them has started (and run its startup, the token upgrade among it) before the test goes on.
+      const ms = [...err.matchAll(/switchyard on (https?:\/\/\S+)/g)];
+      if (ms.length >= workers) { clearTimeout(timer); resolve(ms[0][1]); }
     });
     proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited (${code}): ${err}`)); });
   });
