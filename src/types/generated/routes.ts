@@ -247,7 +247,6 @@ export interface Route {
     | 'content'
     | 'delete'
     | 'user_invite'
-    | 'team_list'
     | 'sign_in'
     | 'invite_accept'
     | 'sign_out'
