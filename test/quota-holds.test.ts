@@ -205,7 +205,7 @@ test('a state file from before the token classes gains their columns: its rows r
   a.db.close();
 });
 
-test('prune: rows of requests closed past ledger retention and cells past usage retention go, in chunks; open reservations, topups, holds and totals stay', async () => {
+test('prune: rows of requests closed past ledger retention, budget levels\' spends of then and cells past usage retention go, in chunks; open reservations, topups, holds and totals stay', async () => {
   const file = fresh();
   const a = open(file, { flushMs: 60_000 });
   const day = 86_400_000;
@@ -217,11 +217,16 @@ test('prune: rows of requests closed past ledger retention and cells past usage 
     request: `old${i}`, account: 'acct', reserved: 10, charged: 4, uncharged: 0, kind: 'settle', reservedAt: now - 40 * day + i, at: now - 40 * day + i,
     reserveTags: { model: 'm' }, closeTags: { model: 'm' },
   }));
-  holds.commit('then', old, new Map(), now);
+  // …with their wallet's spend (budget levels keep one row per flush)…
+  const spends = new Map([['~usr_p', { charged: 20_000, uncharged: 0, requests: 5000, at: now - 40 * day + 5000 }]]);
+  holds.commit('then', { key: 'then', closed: old, spends }, now);
+  a.db.prepare("DELETE FROM quota_holds WHERE owner = 'then'").run(); // that process stopped long since: its holds went back then
   // …and today: a request closed from the hold, a task reservation still open, one written through and refunded, a topup.
   await a.q.createAccount('acct', 1000);
-  assert.equal(await a.q.reserve('acct', 'now1', 10, 'request', { model: 'm' }), true);
-  await a.q.settle('acct', 'now1', 10, 5);
+  await a.q.createAccount('~usr_p', 100);
+  const now1 = [{ account: 'acct', request: 'now1' }, { account: '~usr_p', request: 'now1>~usr_p' }];
+  assert.equal(await a.q.reserveLevels(now1, 10, 'request', { model: 'm' }), -1);
+  await a.q.settleLevels(now1, 10, 5);
   assert.equal(await a.q.reserve('acct', 'task', 100, 'durable'), true);
   assert.equal(await a.q.reserve('acct', 'wt', 20, 'durable'), true);
   await a.q.refund('acct', 'wt', 20);
@@ -230,7 +235,8 @@ test('prune: rows of requests closed past ledger retention and cells past usage 
   const [totals, holdRows] = [await a.q.totals('acct'), a.db.prepare('SELECT * FROM quota_holds').all()];
   const month = { from: now - 41 * day, to: now - 39 * day, accounts: ['acct'], groupBy: 'model' as const };
 
-  assert.deepEqual(await a.q.prune(now), { entries: 5000, cells: 0, more: false }, 'closed 40 days ago: past the 30 days kept');
+  assert.deepEqual(await a.q.prune(now), { entries: 5001, cells: 0, more: false }, 'closed 40 days ago: past the 30 days kept');
+  assert.deepEqual((await a.q.entries('~usr_p')).map((e) => [e.kind, e.amount, e.requests]), [['topup', -100, undefined], ['spend', 5, 1]], 'the spend of then went, today\'s stays');
   const today = ['topup:create:acct', 'now1:reserve', 'task:reserve', 'wt:reserve', 'wt:close', 'now1:close', 'topup:cli'];
   assert.deepEqual((await a.q.entries('acct')).map((e) => e.entry).sort(), today.sort());
   assert.equal((await a.q.usage(month))[0].requests, 5000, 'their usage is still reported');
@@ -238,13 +244,15 @@ test('prune: rows of requests closed past ledger retention and cells past usage 
 
   // 401 days on: every closed request goes, and every cell; the open task, the topups, the hold and the totals stay.
   const cells = count('usage_hourly') + count('usage_daily');
-  assert.deepEqual(await a.q.prune(now + 401 * day), { entries: 3, cells, more: false });
+  assert.deepEqual(await a.q.prune(now + 401 * day), { entries: 4, cells, more: false });
+  assert.deepEqual((await a.q.entries('~usr_p')).map((e) => e.entry), ['topup:create:~usr_p']);
   assert.deepEqual((await a.q.entries('acct')).map((e) => e.entry), ['topup:create:acct', 'task:reserve', 'topup:cli']);
   assert.deepEqual(await a.q.usage({ ...month, from: now - 500 * day, to: now + day }), []);
   assert.deepEqual(await a.q.totals('acct'), totals);
   assert.deepEqual(a.db.prepare('SELECT * FROM quota_holds').all(), holdRows);
   assert.deepEqual(await a.q.settle('acct', 'task', 100, 60), { charged: 60, uncharged: 0 });
   assert.equal(await a.q.balance('acct'), 1000 - 5 - 60 + 7);
+  assert.equal(await a.q.balance('~usr_p'), 95);
   await a.q.close();
   a.db.close();
 });

@@ -66,7 +66,7 @@ export const usageReport: Scenario = {
       for (let start = 0; start < requests && !ctx.signal.aborted; start += batch) {
         const closed: Closed[] = [];
         for (let i = start; i < Math.min(requests, start + batch); i++) closed.push(closedOf(i, now));
-        holds.commit('bench', closed, new Map(), Date.now());
+        holds.commit('bench', { key: `fill${start}`, closed, spends: new Map() }, Date.now());
       }
       const fillS = (performance.now() - t0) / 1000;
       const count = (sql: string) => db.prepare(sql).pluck().get() as number;

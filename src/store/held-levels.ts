@@ -41,6 +41,23 @@ export function takeLevels(held: Map<string, Held>, open: Map<string, Open>, lev
   return -1;
 }
 
+/** A reservation of `amount` on this hold closed, `charged` of it: the rest is free again, the charge unwritten until a flush. */
+export function closeHeld(h: Held, amount: number, charged: number, at: number): void {
+  h.inflight -= amount;
+  h.free += amount - charged;
+  h.unflushed += charged;
+  h.spent += charged;
+  h.usedAt = at;
+}
+
+/** A flush wrote these charges: no longer unwritten. */
+export function unflush(held: Map<string, Held>, spent: Map<string, number>): void {
+  for (const [account, amount] of spent) {
+    const h = held.get(account);
+    if (h) h.unflushed -= amount;
+  }
+}
+
 /** Undoes the debits of the levels before `end` (a later one refused). */
 function giveBack(held: Map<string, Held>, open: Map<string, Open>, levels: Level[], end: number, amount: number): void {
   for (let i = 0; i < end; i++) if (!open.has(levels[i].request)) held.get(levels[i].account)!.free += amount;

@@ -2,7 +2,8 @@
 //
 // A process moves a slice of an account's balance into its own hold (one short transaction), then reserves and
 // settles requests against that hold in memory, which is atomic because one event loop runs them. Every
-// `flushMs` one transaction writes the closed requests' ledger entries (one row each: held-rows.ts) and takes their charges off the hold.
+// `flushMs` one transaction writes the closed requests' ledger entries and takes their charges off the hold: a row per
+// request on its first level, the token's, and one per budget level for all of them (held-batch.ts).
 // The money is always in exactly one place, the account or one process's hold, so processes sharing the store
 // cannot spend the same unit twice, and topups from the CLI land in the account, where the next slice finds them.
 //
@@ -20,11 +21,12 @@
 // Task reservations outlive a process, so they are `durable`: written through to the ledger at once.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clampCharge, closeTags, refundEach, settleEach, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
+import { clampCharge, refundEach, settleEach, type CloseTags, type EntryTags, type LedgerEntry, type Level, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Settled } from './quota-ledger.js';
 import type { UsageQuery, UsageRow, UsageTotals } from './usage.js';
 import type { HoldBackend } from './hold-backend.js';
-import { lateRow, spentOf, type Closed } from './held-rows.js';
-import { takeLevels, type Held, type Open } from './held-levels.js';
+import { closedOf, lateRow } from './held-rows.js';
+import { spentOf, Unwritten } from './held-batch.js';
+import { closeHeld, takeLevels, unflush, type Held, type Open } from './held-levels.js';
 
 export interface HeldQuotaOptions {
   /** This process's id in the store (Store.instance); a random one when absent (tests). */
@@ -44,7 +46,7 @@ export class HeldQuota implements QuotaLedger {
   private registered = false;
   private readonly held = new Map<string, Held>();
   private readonly open = new Map<string, Open>();
-  private closed: Closed[] = [];
+  private readonly unwritten: Unwritten;
   private late: LedgerEntry[] = [];
   private timer?: NodeJS.Timeout;
   private lastBeat = 0;
@@ -52,6 +54,7 @@ export class HeldQuota implements QuotaLedger {
 
   constructor(private readonly inner: QuotaLedger, private readonly holds: HoldBackend, private readonly o: HeldQuotaOptions) {
     this.owner = o.owner ?? `own_${randomBytes(8).toString('hex')}`;
+    this.unwritten = new Unwritten(this.owner);
   }
 
   createAccount(account: string, initial: number): Promise<void> { return this.inner.createAccount(account, initial); }
@@ -145,47 +148,38 @@ export class HeldQuota implements QuotaLedger {
     this.registered = false;
   }
 
-  /** One transaction for everything closed since the last one; also the owner's heartbeat. */
+  /**
+   * One transaction for everything closed since the last one (two when the last one failed: it goes again first, as
+   * it was); also the owner's heartbeat.
+   */
   flush(): void {
     if (!this.registered) return;
     const now = Date.now();
     this.chargeLate();
-    if (!this.closed.length && now - this.lastBeat < 1000) return;
-    const batch = this.closed;
-    const spent = spentOf(batch);
-    let ok: boolean;
-    try {
-      ok = this.holds.commit(this.owner, batch, spent, now);
-    } catch (err) {
-      this.o.onError('quota flush failed; retrying at the next interval', err);
-      return;
-    }
-    this.lastBeat = now;
-    this.closed = this.closed.slice(batch.length);
-    if (!ok) return this.recover(batch, now);
-    for (const [account, amount] of spent) {
-      const h = this.held.get(account);
-      if (h) h.unflushed -= amount;
-    }
+    if (this.unwritten.idle && now - this.lastBeat < 1000) return;
+    do {
+      const batch = this.unwritten.next();
+      let ok: boolean;
+      try {
+        ok = this.holds.commit(this.owner, batch, now);
+      } catch (err) {
+        this.o.onError('quota flush failed; retrying at the next interval', err);
+        return;
+      }
+      this.lastBeat = now;
+      if (!ok) return this.recover(now);
+      this.unwritten.written();
+      unflush(this.held, spentOf(batch));
+    } while (!this.unwritten.idle);
   }
 
-  private closeRequest(request: string, o: Open, kind: string, { charged, uncharged }: Settled, tags?: CloseTags): void {
+  private closeRequest(request: string, o: Open, kind: string, settled: Settled, tags?: CloseTags): void {
     this.open.delete(request);
     const at = Date.now();
-    const reserveTags = o.tags;
-    const c: Closed = {
-      request, account: o.account, reserved: o.amount, charged, uncharged, kind, reservedAt: o.at, at,
-      reserveTags, closeTags: closeTags(reserveTags ?? {}, tags, charged),
-    };
-    if (o.orphan) { this.late.push(lateRow(c)); return; }
-    const h = this.held.get(o.account)!;
-    h.inflight -= o.amount;
-    h.free += o.amount - charged;
-    h.unflushed += charged;
-    h.spent += charged;
-    h.usedAt = at;
-    this.closed.push(c);
-    if (this.closed.length >= 2048) this.flush(); // bounds memory under a burst
+    if (o.orphan) { this.late.push(lateRow(closedOf(request, o, kind, settled, at, tags))); return; }
+    closeHeld(this.held.get(o.account)!, o.amount, settled.charged, at);
+    this.unwritten.add(request, o, kind, settled, at, tags);
+    if (this.unwritten.waiting >= 2048) this.flush(); // bounds memory under a burst
   }
 
   /** This process's hold on an account it has not used lately; undefined when there is no such account. */
@@ -278,10 +272,9 @@ export class HeldQuota implements QuotaLedger {
    * reservations included, went back to the accounts. Charges not yet written are taken from the accounts
    * directly, capped by what is there, and requests still open are charged the same way when they close.
    */
-  private recover(batch: Closed[], now: number): void {
+  private recover(now: number): void {
     this.o.onError('quota holds were reclaimed while this process was alive; charging its pending work from the accounts');
-    this.late.push(...batch.map(lateRow), ...this.closed.map(lateRow));
-    this.closed = [];
+    this.late.push(...this.unwritten.drain());
     for (const o of this.open.values()) o.orphan = true;
     this.held.clear();
     this.holds.register(this.owner, now);

@@ -1,9 +1,11 @@
-// What a write-behind flush (held-quota.ts) writes for the requests closed since the last one: one ledger row per
-// request, its close, carrying the reservation it closed (reserved, reserved_at, reserved_units), and the usage
-// rollup. A request's reservation lived in the process's hold and is never written on its own: the store reads the
-// reserve entry back out of the close row (see sqlite-quota.ts), so the ledger still lists `<id>:reserve` and
+// What a write-behind flush (held-quota.ts) writes for the requests closed since the last one: on a request's first
+// level (its token's account) one ledger row per request, its close, carrying the reservation it closed (reserved,
+// reserved_at, reserved_units), and the usage rollup; on each budget level one `spend` row for all of them
+// (held-batch.ts). A request's reservation lived in the process's hold and is never written on its own: the store reads
+// the reserve entry back out of the close row (see sqlite-quota.ts), so the ledger still lists `<id>:reserve` and
 // `<id>:close` while a flush writes half the rows and half the index entries.
-import { tagsOf, type EntryTags, type LedgerEntry } from './quota-ledger.js';
+import { closeTags, tagsOf, type CloseTags, type EntryTags, type LedgerEntry, type Settled } from './quota-ledger.js';
+import type { Open } from './held-levels.js';
 import { hourOf, type RollupDelta } from './usage.js';
 
 /** A request closed in memory and not yet written. */
@@ -13,11 +15,13 @@ export interface Closed {
   reserveTags: EntryTags | undefined; closeTags: EntryTags;
 }
 
-/** What each account was charged in a batch (to take off the holds). */
-export function spentOf(batch: Closed[]): Map<string, number> {
-  const spent = new Map<string, number>();
-  for (const c of batch) spent.set(c.account, (spent.get(c.account) ?? 0) + c.charged);
-  return spent;
+/** The close of a reservation open in memory (`kind`: settle or refund), with the reservation's tags and the close's. */
+export function closedOf(request: string, o: Open, kind: string, { charged, uncharged }: Settled, at: number, tags?: CloseTags): Closed {
+  const reserveTags = o.tags;
+  return {
+    request, account: o.account, reserved: o.amount, charged, uncharged, kind, reservedAt: o.at, at,
+    reserveTags, closeTags: closeTags(reserveTags ?? {}, tags, charged),
+  };
 }
 
 /**

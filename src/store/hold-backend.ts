@@ -1,6 +1,6 @@
 // The shared store's side of write-behind quota (held-quota.ts): the holds each gateway process spends from.
 import type { LedgerEntry } from './quota-ledger.js';
-import type { Closed } from './held-rows.js';
+import type { Batch } from './held-batch.js';
 
 /** Where holds live; every call is one atomic step in the shared store. */
 export interface HoldBackend {
@@ -9,10 +9,11 @@ export interface HoldBackend {
   grab(owner: string, account: string, need: number, want: number, now: number): number | undefined;
   release(owner: string, account: string, amount: number | 'all', now: number): void;
   /**
-   * Writes closed requests' entries (one row each, see held-rows.ts) and takes `spent` off the holds (a hold it finds
-   * none of starts at 0: an unchecked level's); false when the owner was reclaimed meanwhile.
+   * Writes a batch (held-batch.ts: a row per first level's close, a spend per budget level) and takes what its rows
+   * charge off the holds (a hold it finds none of starts at 0: an unchecked level's), rows written before excepted, so
+   * writing a batch again writes nothing twice; false when the owner was reclaimed meanwhile (nothing written).
    */
-  commit(owner: string, closed: Closed[], spent: Map<string, number>, now: number): boolean;
+  commit(owner: string, batch: Batch, now: number): boolean;
   chargeLate(rows: LedgerEntry[]): void;
   reclaimDead(self: string, staleBefore: number, now: number): number;
   retire(owner: string, now: number): void;

@@ -32,6 +32,11 @@ export interface LedgerEntry extends EntryTags {
   entry: string; account: string; request: string; kind: string; amount: number; at: number;
   /** On a settle: usage beyond the reservation that was not charged (the charge is capped at the reservation). */
   uncharged?: number;
+  /**
+   * On a `spend` (a budget level's charges of one write-behind flush, summed: held-batch.ts): how many requests' closes
+   * it sums. Absent on every other entry.
+   */
+  requests?: number;
 }
 
 /** The tags every entry carries, null when unknown (a topup has no model; a refund by recovery no channel). */

@@ -3,10 +3,11 @@
 import { hostname } from 'node:os';
 import type { StateDb } from './sqlite-state.js';
 import type { LedgerEntry } from './quota-ledger.js';
-import { entryArgs, insertEntry, insertHeldClose } from './sqlite-quota.js';
+import { entryArgs, insertEntry, insertHeldClose, insertSpend } from './sqlite-ledger-rows.js';
 import type { SqliteUsage } from './sqlite-usage.js';
 import { rollupOf, type RollupDelta } from './usage.js';
-import { addToRollup, closeArgs, type Closed } from './held-rows.js';
+import { addToRollup, closeArgs } from './held-rows.js';
+import { spendArgs, type Batch } from './held-batch.js';
 import type { HoldBackend } from './hold-backend.js';
 import { ownersSchema } from './sqlite-instances.js';
 import { pidAlive } from './pid-alive.js';
@@ -41,6 +42,7 @@ export class SqliteHolds implements HoldBackend {
       heldByOthers: db.prepare('SELECT COALESCE(SUM(amount), 0) FROM quota_holds WHERE account = ? AND owner != ?').pluck(),
       insert: db.prepare(insertEntry),
       insertClose: db.prepare(insertHeldClose),
+      insertSpend: db.prepare(insertSpend),
       want: db.prepare('INSERT INTO quota_wants (account, at) VALUES (?, ?) ON CONFLICT(account) DO UPDATE SET at = excluded.at'),
       unwant: db.prepare('DELETE FROM quota_wants WHERE account = ?'),
       wanted: db.prepare('SELECT account FROM quota_wants WHERE at >= ?').pluck(),
@@ -58,13 +60,17 @@ export class SqliteHolds implements HoldBackend {
         return take;
       }),
       release: db.transaction((owner: string, account: string, amount: number | 'all', now: number) => this.releaseIn(owner, account, amount, now)),
-      commit: db.transaction((owner: string, closed: Closed[], spent: Map<string, number>, now: number): boolean => {
+      commit: db.transaction((owner: string, b: Batch, now: number): boolean => {
         if (!this.s.beat.run(now, owner).changes) return false; // reclaimed by another process: write nothing
         const cells = new Map<string, RollupDelta>();
-        for (const c of closed) {
-          // Not when written before (a close is keyed by its request): its usage was counted then.
-          if (this.s.insertClose.run(closeArgs(c, owner)).changes > 0) addToRollup(cells, c);
+        // Only what this write adds leaves the holds: a row written before (a close is keyed by its request, a spend by
+        // its batch) was taken off then, and its usage counted.
+        const spent = new Map<string, number>();
+        const take = (account: string, amount: number) => spent.set(account, (spent.get(account) ?? 0) + amount);
+        for (const c of b.closed) {
+          if (this.s.insertClose.run(closeArgs(c, owner)).changes > 0) { addToRollup(cells, c); take(c.account, c.charged); }
         }
+        for (const [account, s] of b.spends) if (this.s.insertSpend.run(spendArgs(b.key, account, s, owner)).changes > 0) take(account, s.charged);
         this.rollup.apply([...cells.values()]);
         // An upsert: an unchecked level may charge a hold it never took a slice into, which then holds less than nothing.
         for (const [account, amount] of spent) this.s.addHold.run(owner, account, -amount);
@@ -95,8 +101,8 @@ export class SqliteHolds implements HoldBackend {
 
   release(owner: string, account: string, amount: number | 'all', now: number): void { this.tx.release.immediate(owner, account, amount, now); }
 
-  commit(owner: string, closed: Closed[], spent: Map<string, number>, now: number): boolean {
-    return this.tx.commit.immediate(owner, closed, spent, now);
+  commit(owner: string, batch: Batch, now: number): boolean {
+    return this.tx.commit.immediate(owner, batch, now);
   }
 
   chargeLate(rows: LedgerEntry[]): void { this.tx.late.immediate(rows); }

@@ -2,10 +2,11 @@
 // Open reservations are also kept in `quota_open` with the process that holds them, so a sweep can refund the
 // reservations of a process that died (see recovery.ts) and a settle never trusts its caller for the amount.
 import type { StateDb } from './sqlite-state.js';
-import { clampCharge, closeTags, defaultRetention, tagsOf, usageClasses, type CloseTags, type EntryTags, type Level, type LedgerEntry, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
+import { clampCharge, closeTags, defaultRetention, tagsOf, type CloseTags, type EntryTags, type Level, type LedgerEntry, type OpenReservation, type Pruned, type QuotaLedger, type ReserveScope, type Retention, type Settled } from './quota-ledger.js';
 import { WriteBatch } from './write-batch.js';
 import { SqliteUsage } from './sqlite-usage.js';
 import { closeKinds, hourMs, hourOf, rollupOf, type UsageQuery, type UsageRow, type UsageTotals } from './usage.js';
+import { entriesOf, entryArgs, insertEntry, insertUnchecked, laterColumns, ledgerEntries } from './sqlite-ledger-rows.js';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS quota_accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL, updated_at INTEGER NOT NULL);
@@ -34,7 +35,7 @@ function migrate(db: StateDb): void {
     if (!columns.includes('held_by')) db.exec('ALTER TABLE quota_ledger ADD COLUMN held_by TEXT');
     if (!columns.includes('unchecked')) db.exec('ALTER TABLE quota_ledger ADD COLUMN unchecked INTEGER');
     if (!columns.includes('uncharged')) db.exec('ALTER TABLE quota_ledger ADD COLUMN uncharged INTEGER NOT NULL DEFAULT 0');
-    for (const [name, type] of [...tagColumns, ...reservedColumns]) if (!columns.includes(name)) db.exec(`ALTER TABLE quota_ledger ADD COLUMN ${name} ${type}`);
+    for (const [name, type] of laterColumns) if (!columns.includes(name)) db.exec(`ALTER TABLE quota_ledger ADD COLUMN ${name} ${type}`);
     const open = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('quota_open');
     for (const [name, type] of [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['units', 'INTEGER']]) if (!open.includes(name)) db.exec(`ALTER TABLE quota_open ADD COLUMN ${name} ${type}`);
     const current = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'quota_ledger_apply'").pluck().get() as string | undefined;
@@ -43,38 +44,6 @@ function migrate(db: StateDb): void {
 }
 
 const openColumns = 'request, account, amount, owner, scope, at, user, model, route, units';
-const tagColumns = [['user', 'TEXT'], ['model', 'TEXT'], ['route', 'TEXT'], ['channel', 'TEXT'], ['prompt_tokens', 'INTEGER'], ['completion_tokens', 'INTEGER'], ['units', 'INTEGER'],
-  ...usageClasses.map((n) => [n, 'INTEGER'] as const)] as const;
-const entryNames = ['entry', 'account', 'request', 'kind', 'amount', 'at', 'uncharged', ...tagColumns.map(([n]) => n)];
-export const entryColumns = entryNames.join(', ');
-/** An INSERT of one entry (and the process that held its money), skipped when the entry exists; takes entryArgs. */
-export const insertEntry = `INSERT INTO quota_ledger (${entryColumns}, held_by) VALUES (${'?, '.repeat(entryNames.length)}?) ON CONFLICT(entry) DO NOTHING`;
-/** A reservation on a level that records but never refuses (Level.unchecked): the trigger skips the balance check. */
-export const insertUnchecked = `INSERT INTO quota_ledger (${entryColumns}, held_by, unchecked) VALUES (${'?, '.repeat(entryNames.length)}?, 1) ON CONFLICT(entry) DO NOTHING`;
-/**
- * A close written against a process's hold (held-rows.ts closeArgs) also carries the reservation it closed, which was
- * never written on its own: `entries` reads it back as the request's `<id>:reserve` entry.
- */
-const reservedColumns = [['reserved', 'INTEGER'], ['reserved_at', 'INTEGER'], ['reserved_units', 'INTEGER']] as const;
-export const insertHeldClose = `INSERT INTO quota_ledger (${entryColumns}, held_by, ${reservedColumns.map(([n]) => n).join(', ')})
-  VALUES (${'?, '.repeat(entryNames.length + 3)}?) ON CONFLICT(entry) DO NOTHING`;
-/** Every entry of an account in the order written, a close that carries its reservation preceded by that reserve entry. */
-const entriesOf = `SELECT ${entryColumns} FROM (
-    SELECT rowid AS seq, 1 AS part, ${entryColumns} FROM quota_ledger WHERE account = ?
-    UNION ALL
-    SELECT rowid, 0, request || ':reserve', account, request, 'reserve', reserved, reserved_at, 0, user, model, route,
-      NULL, NULL, NULL, reserved_units${', NULL'.repeat(usageClasses.length)} FROM quota_ledger WHERE account = ? AND reserved IS NOT NULL)
-  ORDER BY at, seq, part`;
-/**
- * An entry as the INSERT takes it, in column order, every tag null when unknown. Positional and built in one go: a
- * flush writes thousands of these, and spreading objects of varying shapes costs more than the insert itself.
- */
-export const entryArgs = (e: LedgerEntry, heldBy: string | null) => [
-  e.entry, e.account, e.request, e.kind, e.amount, e.at, e.uncharged ?? 0, e.user ?? null, e.model ?? null, e.route ?? null,
-  e.channel ?? null, e.prompt_tokens ?? null, e.completion_tokens ?? null, e.units ?? null, e.cached_tokens ?? null, e.cache_write_tokens ?? null,
-  e.reasoning_tokens ?? null, e.audio_tokens ?? null, e.image_tokens ?? null, e.vendor_charged ?? null, heldBy,
-];
-
 /** Rows a prune transaction deletes at most (per table), and transactions per prune call. */
 const pruneChunk = 2_000;
 const pruneChunks = 50;
@@ -206,7 +175,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
   }
 
   async entries(account: string): Promise<LedgerEntry[]> {
-    return this.stmt.entries.all(account, account) as LedgerEntry[];
+    return ledgerEntries(this.stmt.entries.all(account, account) as Parameters<typeof ledgerEntries>[0]);
   }
 
   async openOwners(): Promise<string[]> {
@@ -215,7 +184,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
 
   /**
    * Deletes the rows of requests closed before ledgerDays (the close, and the reservation's row when it was written
-   * through) and the usage cells past usageDays, in transactions of pruneChunk rows each, so a writer waits for one at
+   * through), the budget levels' spends written before then, and the usage cells past usageDays, in transactions of pruneChunk rows each, so a writer waits for one at
    * most, yielding to the event loop between them; pruneChunks at most per call, then `more`. Open reservations,
    * topups, holds and the all-time totals stay.
    */
@@ -254,7 +223,8 @@ export class SqliteQuotaLedger implements QuotaLedger {
     let last = this.prunedTo;
     for (const r of rows) {
       if (r.at >= closedBefore) return { deleted, done: true, last };
-      if (closeKinds.has(r.kind)) deleted += this.stmt.dropRow.run(r.id).changes + this.stmt.dropEntry.run(`${r.request}:reserve`).changes;
+      if (r.kind === 'spend') deleted += this.stmt.dropRow.run(r.id).changes; // a budget level's closes of one flush, summed
+      else if (closeKinds.has(r.kind)) deleted += this.stmt.dropRow.run(r.id).changes + this.stmt.dropEntry.run(`${r.request}:reserve`).changes;
       last = r.id;
     }
     return { deleted, done: rows.length < pruneChunk, last };

@@ -1,8 +1,9 @@
 // Money is conserved, as a property: after any random sequence of chats, streams, tasks, vendor failures, client
 // aborts, topups and `kill -9`s of the gateway process, for every account
 //   balance = topups − charges, every charge ≥ 0 and ≤ its reservation, every reservation closed once,
-// and every request that ran undisturbed was charged what the billing matrix says. Run on SQLite and Redis
-// (conservation.test.ts) and on a Redis Cluster (redis-cluster.test.ts).
+// every request that ran undisturbed was charged what the billing matrix says, and every level of a request was
+// charged alike (a wallet what its token was). Run on SQLite and Redis (conservation.test.ts) and on a Redis Cluster
+// (redis-cluster.test.ts).
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -143,12 +144,24 @@ async function until(check: () => Promise<boolean>, ms: number, what: string, de
   }
 }
 
-/** The invariant, account by account, from the ledger alone. */
+/**
+ * The invariant, account by account, from the ledger alone: balance = topups − charges, each request's charge (its
+ * entries summed) in [0, its reservation] and, where the billing matrix knows the request, what it says. A budget level
+ * written behind keeps no entries per request but one `spend` per flush, the charges of the requests closed on it
+ * summed (src/store/held-batch.ts): each counts as charges, ≥ 0 and of one request or more, and those requests are
+ * checked one by one on their token's account (and against it: levelsAgree).
+ */
 export function checkAccount(account: string, balance: number, entries: LedgerEntry[], expect: Expectation[]): void {
   const topups = entries.filter((e) => e.kind === 'topup').reduce((s, e) => s - e.amount, 0);
   const byRequest = new Map<string, LedgerEntry[]>();
-  for (const e of entries) if (e.kind !== 'topup') byRequest.set(e.request, [...(byRequest.get(e.request) ?? []), e]);
   let charges = 0;
+  for (const e of entries) {
+    if (e.kind === 'topup') continue;
+    if (e.kind !== 'spend') { byRequest.set(e.request, [...(byRequest.get(e.request) ?? []), e]); continue; }
+    assert.ok(isBudgetLevel(account), `${e.entry}: a spend on a budget level only`);
+    assert.ok(e.amount >= 0 && (e.requests ?? 0) >= 1, `${e.entry}: a spend of ${e.amount} over ${e.requests} requests`);
+    charges += e.amount;
+  }
   for (const [request, es] of byRequest) {
     const reserves = es.filter((e) => e.kind === 'reserve');
     const closes = es.filter((e) => e.kind === 'settle' || e.kind === 'refund');
@@ -183,7 +196,20 @@ async function teamOfTwo(store: Store, quota: number) {
   const made = [await tokens.create({ group: 'default', quota: 0, user: users[0].id }), await tokens.create({ group: 'default', quota: 0, user: users[1].id, cap: quota * 2 })];
   const period = periodAt('month', Date.now(), 'UTC').key;
   const wallets = users.map((u) => walletOf(u.id));
-  return { made, wallets, levels: [...wallets, teamBudgetAccount(team.id, period), ...users.map((u) => memberCapAccount(team.id, period, u.id))] };
+  const [budget, caps] = [teamBudgetAccount(team.id, period), users.map((u) => memberCapAccount(team.id, period, u.id))];
+  // Accounts charged alike: each token and its user's wallet; the members' caps and the team's budget of one period.
+  const alike: [string[], string[]][] = [...made.map((m, i): [string[], string[]] => [[m.record.id], [wallets[i]]]), [caps, [budget]]];
+  return { made, wallets, levels: [...wallets, budget, ...caps], alike };
+}
+
+/**
+ * Every level of a request is charged what the request was, as one flush, transaction or script closes them all: what
+ * the accounts on each side of `alike` were charged adds up to the same. A late charge (its process was reclaimed while
+ * alive: each level pays what it still had) excuses a difference, as does a kill between the closes a cluster runs per slot.
+ */
+function levelsAgree(charged: Map<string, number>, late: Set<string>, alike: [string[], string[]][]): void {
+  const sum = (xs: string[]) => xs.reduce((s, x) => s + (charged.get(x) ?? 0), 0);
+  for (const [a, b] of alike) if (![...a, ...b].some((x) => late.has(x))) assert.equal(sum(b), sum(a), `${b} charged what ${a} were`);
 }
 
 export interface PropertyOptions {
@@ -203,7 +229,7 @@ export function conservationProperty(fresh: (i: number) => Promise<string>, simU
     const [uri, logUri] = [await fresh(i), await (o.log ?? sqliteLog)(i)];
     i++;
     const store = await openStore(uri, { quotaFlushMs: 0 });
-    const { made, wallets, levels } = await teamOfTwo(store, quota);
+    const { made, wallets, levels, alike } = await teamOfTwo(store, quota);
     const run = new Run(simUrl(), uri, logUri, store, made.map((m) => m.key), wallets);
     try {
       await run.restart();
@@ -216,17 +242,21 @@ export function conservationProperty(fresh: (i: number) => Promise<string>, simU
       assert.equal(await run.gw.stop(), 0, 'the last gateway stops cleanly');
       const figures: RunFigures = { actions: actions.length, kills: run.kills.length, requests: 0, accounts: [], log: { records: 0, closed: 0, lostToKills: 0 } };
       const entries: LedgerEntry[] = [];
+      const [charged, late] = [new Map<string, number>(), new Set<string>()];
       for (const account of [...made.map((m) => m.record.id), ...levels]) {
         const balance = await store.quota.balance(account);
         if (balance === undefined) continue; // a period account no request reached
         const mine = await store.quota.entries(account);
         checkAccount(account, balance, mine, run.expect);
         const topups = mine.filter((e) => e.kind === 'topup').reduce((sum, e) => sum - e.amount, 0);
+        charged.set(account, topups - balance);
+        if (mine.some((e) => e.kind === 'late_charge')) late.add(account);
         figures.accounts.push({ account: account.replace(/_[0-9a-f]{12}/g, ''), balance, topups, charges: topups - balance });
         if (isBudgetLevel(account)) continue;
         figures.requests += mine.filter((e) => e.kind === 'reserve').length;
         entries.push(...mine); // the request log records each request once, as its token's account does
       }
+      if (!(uri.startsWith('redis-cluster:') && run.kills.length)) levelsAgree(charged, late, alike);
       const log = await openLogStore(logUri);
       try { figures.log = checkLog(entries, await allRecords(log), run.kills, uri.startsWith('redis-cluster')); } finally { await log.close(); }
       o.report?.(figures);

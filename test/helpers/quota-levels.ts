@@ -49,6 +49,8 @@ export interface Rig {
   /** Money neither charged nor reserved, as the processes see it together. */
   available(account: string): Promise<number>;
   flush(p: number): void;
+  /** Process p's owner id: what its rows are written as (held_by). */
+  owner(p: number): string;
   /** Process p dies (nothing more of its memory is written) and a fresh one takes its place and what it left. */
   crash(p: number): Promise<void>;
   close(): Promise<void>;
@@ -68,6 +70,7 @@ export function heldRig(file: string, flushMs: number): Rig {
       return seen.reduce((s: number, b) => s + b!, 0) - (procs.length - 1) * total(db, account);
     },
     flush(p) { procs[p].q.flush(); },
+    owner(p) { return Reflect.get(procs[p].q, 'owner') as string; },
     async crash(p) {
       const dead = procs[p];
       clearInterval(Reflect.get(dead.q, 'timer') as NodeJS.Timeout); // gone: no timer, no more flushes
@@ -97,6 +100,7 @@ export function writeThroughRig(file: string): Rig {
     get procs() { return procs.map((p) => p.l); },
     async available(account) { return (await ledger.balance(account))!; },
     flush() {},
+    owner(p) { return Reflect.get(procs[p].l, 'owner') as string; },
     async crash(p) {
       const dead = procs[p];
       const owner = Reflect.get(dead.l, 'owner') as string;
