@@ -52,6 +52,29 @@ export class CachedRecords<T> {
     if (renamed) await this.kv.delete(`name:${before.name}`);
   }
 
+  /** A new record under its unique name: the name is indexed before the record is written. */
+  async create(rec: T & { id: string; name: string }): Promise<void> {
+    await this.kv.set(`name:${rec.name}`, rec.id);
+    await this.put(rec.id, rec);
+  }
+
+  idOfName(name: string): Promise<string | undefined> {
+    return this.kv.get<string>(`name:${name}`);
+  }
+
+  /** The record by id when `isId(ref)`, else by name. */
+  async find(ref: string, isId: (s: string) => boolean): Promise<T | undefined> {
+    if (isId(ref)) return this.get(ref);
+    const id = await this.idOfName(ref);
+    return id ? this.get(id) : undefined;
+  }
+
+  /** Every record, oldest first (ids break ties within a second). */
+  async sorted(): Promise<T[]> {
+    const rank = (r: T) => r as T & { id: string; created_at: number };
+    return (await this.all()).sort((a, b) => rank(a).created_at - rank(b).created_at || (rank(a).id < rank(b).id ? -1 : 1));
+  }
+
   async all(): Promise<T[]> {
     const out: T[] = [];
     for await (const [k, v] of this.kv.iterator!(undefined) as AsyncGenerator<[string, unknown]>) {

@@ -31,8 +31,7 @@ export class TeamStore {
 
   async create(t: Omit<TeamRecord, 'id' | 'created_at'>): Promise<TeamRecord> {
     const rec: TeamRecord = { ...t, id: `team_${randomBytes(6).toString('hex')}`, created_at: Math.floor(Date.now() / 1000) };
-    await this.records.kv.set(`name:${rec.name}`, rec.id);
-    await this.records.put(rec.id, rec);
+    await this.records.create(rec);
     return rec;
   }
 
@@ -40,10 +39,8 @@ export class TeamStore {
     return this.records.get(id);
   }
 
-  async find(ref: string): Promise<TeamRecord | undefined> {
-    if (isTeamId(ref)) return this.records.get(ref);
-    const id = await this.records.kv.get<string>(`name:${ref}`);
-    return id ? this.records.get(id) : undefined;
+  find(ref: string): Promise<TeamRecord | undefined> {
+    return this.records.find(ref, isTeamId);
   }
 
   /** A new name takes the old one's place in the index of names. */
@@ -51,7 +48,7 @@ export class TeamStore {
     await this.records.putNamed(rec.id, rec);
   }
 
-  async list(): Promise<TeamRecord[]> {
-    return (await this.records.all()).sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
+  list(): Promise<TeamRecord[]> {
+    return this.records.sorted();
   }
 }

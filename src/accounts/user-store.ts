@@ -35,8 +35,7 @@ export class UserStore {
       created_at: Math.floor(Date.now() / 1000), upgraded_from: u.upgradedFrom,
     };
     await this.store.quota.createAccount(walletOf(rec.id), initial);
-    await this.records.kv.set(`name:${rec.name}`, rec.id);
-    await this.records.put(rec.id, rec);
+    await this.records.create(rec);
     return rec;
   }
 
@@ -45,14 +44,12 @@ export class UserStore {
   }
 
   /** The user by id, or by name when `ref` is not an id. */
-  async find(ref: string): Promise<UserRecord | undefined> {
-    if (isUserId(ref)) return this.records.get(ref);
-    const id = await this.records.kv.get<string>(`name:${ref}`);
-    return id ? this.records.get(id) : undefined;
+  find(ref: string): Promise<UserRecord | undefined> {
+    return this.records.find(ref, isUserId);
   }
 
-  async idOfName(name: string): Promise<string | undefined> {
-    return this.records.kv.get<string>(`name:${name}`);
+  idOfName(name: string): Promise<string | undefined> {
+    return this.records.idOfName(name);
   }
 
   /** A new name takes the old one's place in the index of names. */
@@ -60,7 +57,7 @@ export class UserStore {
     await this.records.putNamed(rec.id, rec);
   }
 
-  async list(): Promise<UserRecord[]> {
-    return (await this.records.all()).sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
+  list(): Promise<UserRecord[]> {
+    return this.records.sorted();
   }
 }
